@@ -1,0 +1,130 @@
+package actors
+
+import (
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Document synchronisation. The actor keeps every document's latest text
+// and version whatever the server's state, so nothing is lost while it
+// starts, restarts or is broken: notifications are sent only while it
+// runs, and a (re)started server gets every open document re-opened.
+// Versions are strictly increasing per document for the actor's lifetime,
+// across all agents and across close and re-open.
+
+func (a *serverActor) openDocument(m *messages.OpenDocument) *messages.DocumentSynced {
+	d, ok := a.st.docs[m.URI]
+	if ok && d.open {
+		if m.LanguageID != "" {
+			d.languageID = m.LanguageID
+		}
+		return a.changeDocument(&messages.ChangeDocument{URI: m.URI, Text: m.Text})
+	}
+	if !ok {
+		d = &document{uri: m.URI}
+		a.st.docs[m.URI] = d
+	}
+	d.languageID, d.text, d.open = m.LanguageID, m.Text, true
+	d.version++
+	a.sendOpen(d)
+	return a.synced(d, true)
+}
+
+func (a *serverActor) changeDocument(m *messages.ChangeDocument) *messages.DocumentSynced {
+	d, ok := a.st.docs[m.URI]
+	if !ok || !d.open {
+		return &messages.DocumentSynced{URI: m.URI, Err: messages.ErrNotOpen}
+	}
+	if d.text == m.Text {
+		return a.synced(d, false)
+	}
+	old := d.text
+	d.text = m.Text
+	d.version++
+	if a.running() && a.caps.syncKind != 0 {
+		a.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": d.uri, "version": d.version},
+			"contentChanges": []any{a.changeEvent(old, d.text)},
+		})
+	}
+	return a.synced(d, true)
+}
+
+// changeEvent is an incremental change when the server asked for
+// incremental sync, the full text otherwise.
+func (a *serverActor) changeEvent(old, new string) map[string]any {
+	if a.caps.syncKind != 2 {
+		return map[string]any{"text": new}
+	}
+	rng, text := contentChange(old, new, a.caps.encoding)
+	return map[string]any{
+		"range": map[string]any{
+			"start": map[string]any{"line": rng.Start.Line, "character": rng.Start.Character},
+			"end":   map[string]any{"line": rng.End.Line, "character": rng.End.Character},
+		},
+		"text": text,
+	}
+}
+
+func (a *serverActor) saveDocument(m *messages.SaveDocument) *messages.DocumentSynced {
+	d, ok := a.st.docs[m.URI]
+	if !ok || !d.open {
+		return &messages.DocumentSynced{URI: m.URI, Err: messages.ErrNotOpen}
+	}
+	if a.running() && a.caps.save {
+		a.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": d.uri}})
+	}
+	return a.synced(d, false)
+}
+
+func (a *serverActor) closeDocument(m *messages.CloseDocument) *messages.DocumentSynced {
+	d, ok := a.st.docs[m.URI]
+	if !ok || !d.open {
+		return &messages.DocumentSynced{URI: m.URI, Err: messages.ErrNotOpen}
+	}
+	d.open = false
+	d.text = "" // the version is kept so a re-open continues the sequence
+	if a.running() && a.caps.openClose {
+		a.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": d.uri}})
+	}
+	return a.synced(d, true)
+}
+
+// reopenAll sends didOpen for every open document to a (re)started server.
+func (a *serverActor) reopenAll() {
+	for _, d := range a.st.docs {
+		if d.open {
+			a.sendOpen(d)
+		}
+	}
+}
+
+func (a *serverActor) sendOpen(d *document) {
+	if !a.running() || !a.caps.openClose {
+		return
+	}
+	a.notify("textDocument/didOpen", map[string]any{
+		"textDocument": map[string]any{
+			"uri": d.uri, "languageId": d.languageID, "version": d.version, "text": d.text,
+		},
+	})
+}
+
+// notify queues a notification; a failure means the connection is ending,
+// which the incarnation reports on its own.
+func (a *serverActor) notify(method string, params any) {
+	if c := a.inc.connection(); c != nil {
+		_ = c.Notify(method, params)
+	}
+}
+
+func (a *serverActor) running() bool { return a.state == messages.StateRunning && a.inc != nil }
+
+// synced is the reply to a document message. A broken server still keeps
+// the document, but the reply says the server will not see it now.
+func (a *serverActor) synced(d *document, changed bool) *messages.DocumentSynced {
+	r := &messages.DocumentSynced{URI: d.uri, Version: d.version, Changed: changed}
+	if a.broken {
+		r.Err = a.lastErr
+	}
+	return r
+}

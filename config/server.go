@@ -1,0 +1,209 @@
+// Package config describes language servers: the Server definition the
+// actors run, the built-in registry, and loading and validation of user
+// configuration files. It has no goroutines; every function is safe for
+// concurrent use on distinct values.
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Defaults for a Server's zero-valued fields (DESIGN.md section 4).
+const (
+	DefaultStartupTimeout  = 45 * time.Second
+	DefaultRequestTimeout  = 30 * time.Second
+	DefaultShutdownTimeout = 5 * time.Second
+	DefaultIdleTimeout     = 10 * time.Minute
+	DefaultMaxInFlight     = 64
+	DefaultMaxMessageSize  = 64 << 20
+	DefaultDiagnosticsWait = 3 * time.Second
+	DefaultMaxRestarts     = 5
+)
+
+// Transport kinds.
+const (
+	TransportStdio = "stdio"
+	TransportTCP   = "tcp"
+	TransportUnix  = "unix"
+)
+
+// Server is one language-server definition. Zero values mean the documented
+// defaults; use the accessor methods to read effective values.
+type Server struct {
+	// ID names the server ("gopls"); unique in a registry.
+	ID string `json:"-"`
+	// Command is the executable, looked up in PATH when it has no slash.
+	// It is never run through a shell.
+	Command string `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	// Extensions maps a file extension (".go", lower case) to its LSP languageId.
+	Extensions map[string]string `json:"extensions,omitempty"`
+	// RootMarkers are file names whose nearest directory is the project root.
+	RootMarkers []string `json:"rootMarkers,omitempty"`
+	// ExcludeMarkers: a directory holding one of these is not served.
+	ExcludeMarkers []string `json:"excludeMarkers,omitempty"`
+	// Env is added to (and overrides) the runtime's environment.
+	Env map[string]string `json:"env,omitempty"`
+	// InitializationOptions is sent as initialize's initializationOptions.
+	InitializationOptions json.RawMessage `json:"initializationOptions,omitempty"`
+	// Settings answers workspace/configuration by dotted section and is
+	// sent with workspace/didChangeConfiguration.
+	Settings map[string]any `json:"settings,omitempty"`
+	// Transport is stdio (default), tcp or unix; Address is where a tcp or
+	// unix server listens (the command, if any, is started first).
+	Transport string `json:"transport,omitempty"`
+	Address   string `json:"address,omitempty"`
+
+	StartupTimeout  Duration `json:"startupTimeout,omitempty"`
+	RequestTimeout  Duration `json:"requestTimeout,omitempty"`
+	ShutdownTimeout Duration `json:"shutdownTimeout,omitempty"`
+	IdleTimeout     Duration `json:"idleTimeout,omitempty"`
+	// DiagnosticsTimeout bounds the wait for diagnostics after an edit.
+	DiagnosticsTimeout Duration `json:"diagnosticsTimeout,omitempty"`
+	// RestartOnCrash: nil or true restarts a crashed server; false marks it
+	// broken at its first crash.
+	RestartOnCrash *bool `json:"restartOnCrash,omitempty"`
+	// MaxRestarts is the crash budget within the budget window (default 5).
+	MaxRestarts int `json:"maxRestarts,omitempty"`
+	// MaxInFlight bounds the requests in flight (default 64).
+	MaxInFlight int `json:"maxInFlight,omitempty"`
+	// MaxMessageSize bounds one JSON-RPC frame from the server (default 64 MiB).
+	MaxMessageSize int64 `json:"maxMessageSize,omitempty"`
+	Disabled       bool  `json:"disabled,omitempty"`
+	// InstallHint tells a user how to install the command.
+	InstallHint string `json:"installHint,omitempty"`
+}
+
+// Effective returns d, or def when d is zero.
+func effective(d Duration, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return time.Duration(d)
+}
+
+// Startup is the effective startup (initialize) timeout.
+func (s *Server) Startup() time.Duration { return effective(s.StartupTimeout, DefaultStartupTimeout) }
+
+// Request is the effective request timeout.
+func (s *Server) Request() time.Duration { return effective(s.RequestTimeout, DefaultRequestTimeout) }
+
+// Shutdown is the effective graceful shutdown timeout.
+func (s *Server) Shutdown() time.Duration {
+	return effective(s.ShutdownTimeout, DefaultShutdownTimeout)
+}
+
+// Idle is the effective idle eviction timeout.
+func (s *Server) Idle() time.Duration { return effective(s.IdleTimeout, DefaultIdleTimeout) }
+
+// DiagnosticsWait is the effective wait for diagnostics after an edit.
+func (s *Server) DiagnosticsWait() time.Duration {
+	return effective(s.DiagnosticsTimeout, DefaultDiagnosticsWait)
+}
+
+// InFlight is the effective bound on requests in flight.
+func (s *Server) InFlight() int {
+	if s.MaxInFlight <= 0 {
+		return DefaultMaxInFlight
+	}
+	return s.MaxInFlight
+}
+
+// MessageLimit is the effective maximum frame size.
+func (s *Server) MessageLimit() int64 {
+	if s.MaxMessageSize <= 0 {
+		return DefaultMaxMessageSize
+	}
+	return s.MaxMessageSize
+}
+
+// Restarts is the effective crash budget.
+func (s *Server) Restarts() int {
+	if s.MaxRestarts <= 0 {
+		return DefaultMaxRestarts
+	}
+	return s.MaxRestarts
+}
+
+// Restartable reports whether a crash restarts the server.
+func (s *Server) Restartable() bool { return s.RestartOnCrash == nil || *s.RestartOnCrash }
+
+// TransportKind is the effective transport.
+func (s *Server) TransportKind() string {
+	if s.Transport == "" {
+		return TransportStdio
+	}
+	return s.Transport
+}
+
+// Clone returns a deep copy of s.
+func (s *Server) Clone() *Server {
+	c := *s
+	c.Args = append([]string(nil), s.Args...)
+	c.RootMarkers = append([]string(nil), s.RootMarkers...)
+	c.ExcludeMarkers = append([]string(nil), s.ExcludeMarkers...)
+	c.Extensions = cloneMap(s.Extensions)
+	c.Env = cloneMap(s.Env)
+	c.InitializationOptions = append(json.RawMessage(nil), s.InitializationOptions...)
+	if s.Settings != nil {
+		// Settings came from JSON; a JSON round trip is a faithful deep copy.
+		b, _ := json.Marshal(s.Settings)
+		_ = json.Unmarshal(b, &c.Settings)
+	}
+	if s.RestartOnCrash != nil {
+		v := *s.RestartOnCrash
+		c.RestartOnCrash = &v
+	}
+	return &c
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// Duration is a time.Duration that reads from JSON as a Go duration string
+// ("30s", "1m30s") or a number of milliseconds.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a Go duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// UnmarshalJSON accepts "30s" or 30000 (milliseconds). Negative durations
+// are errors.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v time.Duration
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		p, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("invalid duration %q (want for example \"30s\")", s)
+		}
+		v = p
+	} else {
+		ms, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return fmt.Errorf("invalid duration %s (want a string like \"30s\" or milliseconds)", b)
+		}
+		v = time.Duration(ms * float64(time.Millisecond))
+	}
+	if v < 0 {
+		return fmt.Errorf("negative duration %s", v)
+	}
+	*d = Duration(v)
+	return nil
+}

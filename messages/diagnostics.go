@@ -1,0 +1,76 @@
+package messages
+
+// Position is a zero-based LSP position; Character is counted in the
+// server's position encoding (UTF-16 code units unless negotiated).
+type Position struct {
+	Line      uint32
+	Character uint32
+}
+
+// Range is a zero-based LSP range, end exclusive.
+type Range struct {
+	Start Position
+	End   Position
+}
+
+// Severity is an LSP diagnostic severity: 1 error, 2 warning, 3 info, 4 hint.
+type Severity int
+
+// The LSP severities.
+const (
+	SeverityError   Severity = 1
+	SeverityWarning Severity = 2
+	SeverityInfo    Severity = 3
+	SeverityHint    Severity = 4
+)
+
+// String returns the severity's lower-case name.
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInfo:
+		return "info"
+	case SeverityHint:
+		return "hint"
+	}
+	return "error"
+}
+
+// Diagnostic is one diagnostic as a plain value. Code is the server's code
+// rendered as text ("" when none).
+type Diagnostic struct {
+	Range    Range
+	Severity Severity
+	Code     string
+	Source   string
+	Message  string
+}
+
+// PublishedDiagnostics is a server's diagnostics for one document, from a
+// textDocument/publishDiagnostics push. HasVersion is false when the server
+// did not say which version they describe. Incarnation is the server
+// process generation that published them.
+type PublishedDiagnostics struct {
+	ServerID    string
+	Root        string
+	URI         string
+	Version     int32
+	HasVersion  bool
+	Incarnation int
+	Diagnostics []Diagnostic
+}
+
+// Progress reports a server's work-done progress ($/progress): Active is
+// true between begin and end of at least one token.
+type Progress struct {
+	ServerID string
+	Root     string
+	Token    string
+	Kind     string // begin, report, end
+	Title    string
+	Message  string
+	Active   bool // whether any progress is still running on that server
+}

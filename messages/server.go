@@ -1,0 +1,145 @@
+package messages
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ServerState is the lifecycle state of one language-server actor.
+type ServerState int
+
+// The states of a server actor:
+// stopped -> starting -> running -> stopping -> stopped, and error on failure
+// (restarting with backoff, or broken once the crash budget is spent).
+const (
+	StateStopped ServerState = iota
+	StateStarting
+	StateRunning
+	StateStopping
+	StateError
+)
+
+// String returns the state's name.
+func (s ServerState) String() string {
+	switch s {
+	case StateStopped:
+		return "stopped"
+	case StateStarting:
+		return "starting"
+	case StateRunning:
+		return "running"
+	case StateStopping:
+		return "stopping"
+	case StateError:
+		return "error"
+	}
+	return "unknown"
+}
+
+// StateChanged is sent by a server actor to its observers on every
+// transition. Broken is true when the server will not be restarted until a
+// later request (crash budget spent, or binary missing).
+type StateChanged struct {
+	ServerID    string
+	Root        string
+	State       ServerState
+	Incarnation int // process generation, 1 for the first process
+	Broken      bool
+	Err         error // why the server left running, nil otherwise
+}
+
+// Request asks a server for an LSP request (textDocument/definition, ...).
+// The server replies with exactly one Response. ID is chosen by the caller
+// and is unique among its requests; Cancel names it.
+type Request struct {
+	ID      uint64
+	Method  string
+	Params  json.RawMessage // owned by the message
+	Timeout time.Duration   // zero: the server's request timeout
+}
+
+// Response answers a Request: Result is the raw JSON result (possibly
+// "null"), or Err says why there is none.
+type Response struct {
+	ID       uint64
+	ServerID string
+	Result   json.RawMessage
+	Err      error
+	Indexing bool // the server reported work in progress when it answered
+}
+
+// Cancel asks a server to abandon the request with that ID; the server
+// sends $/cancelRequest and the request is answered with ErrCanceled.
+// Fire and forget: no reply.
+type Cancel struct {
+	ID uint64
+}
+
+// OpenDocument opens (or, if open, replaces the text of) a document on a
+// server. The reply is DocumentSynced.
+type OpenDocument struct {
+	URI        string
+	LanguageID string
+	Text       string
+}
+
+// ChangeDocument replaces the whole text of an open document; the server
+// actor sends an incremental or full change as the server asked for. The
+// reply is DocumentSynced.
+type ChangeDocument struct {
+	URI  string
+	Text string
+}
+
+// SaveDocument sends didSave for an open document. The reply is DocumentSynced.
+type SaveDocument struct {
+	URI string
+}
+
+// CloseDocument closes an open document. The reply is DocumentSynced.
+type CloseDocument struct {
+	URI string
+}
+
+// DocumentSynced answers a document message: Version is the document
+// version the server now has (strictly increasing per document), SentAt when
+// the notification was queued for the server. Err is set when nothing was
+// sent (for example ErrNotOpen, ErrServerBroken).
+type DocumentSynced struct {
+	URI     string
+	Version int32
+	Changed bool // false when the text was already current and nothing was sent
+	Err     error
+}
+
+// GetServerStatus asks a server actor for a ServerStatus snapshot.
+type GetServerStatus struct{}
+
+// ServerStatus is a snapshot of a server actor.
+type ServerStatus struct {
+	ServerID      string
+	Root          string
+	State         ServerState
+	Incarnation   int
+	Restarts      int
+	Broken        bool
+	LastErr       error
+	PID           int             // OS process id, 0 when none runs
+	Capabilities  json.RawMessage // the server's initialize result capabilities
+	Registrations []Registration  // dynamic registrations in force
+	OpenDocuments map[string]int32
+	InFlight      int
+	Indexing      bool
+	StderrTail    []string
+}
+
+// Registration is one dynamic capability registration made by a server.
+type Registration struct {
+	ID              string
+	Method          string
+	RegisterOptions json.RawMessage
+}
+
+// StopServer asks a server actor to shut its process down gracefully and
+// stop. No reply; observers see StateChanged to stopped.
+type StopServer struct{}

@@ -1,0 +1,192 @@
+// Package testenv is shared test support: the test binary re-executed as
+// the fake language server, leak checks (goroutines, actors, child
+// processes), and waiting for conditions. Only tests import it.
+package testenv
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"go.uber.org/goleak"
+
+	"github.com/agentlsp/agentlsp/test/fakelsp"
+)
+
+const (
+	fakeEnv  = "AGENTLSP_TESTENV_FAKELSP"
+	ownerEnv = "AGENTLSP_TESTENV_OWNER"
+)
+
+// Main is the TestMain of every test package. Re-executed with the fake
+// marker in its environment, the test binary is the fake language server;
+// otherwise it runs the tests and then checks that no goroutine leaked and
+// no child process (or grandchild) outlived them.
+func Main(m *testing.M) {
+	if os.Getenv(fakeEnv) == "1" {
+		os.Exit(fakelsp.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	// Every process the tests start inherits this marker, so leftovers can
+	// be found even after they were re-parented.
+	os.Setenv(ownerEnv, strconv.Itoa(os.Getpid()))
+	code := m.Run()
+	if code == 0 {
+		if left := waitNoProcesses(10 * time.Second); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "testenv: child processes outlived the tests: %v\n", left)
+			code = 1
+		}
+	}
+	if code == 0 {
+		if err := goleak.Find(IgnoreOpts()...); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: goroutine leak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// IgnoreOpts are the goleak options for goroutines that are not ours.
+func IgnoreOpts() []goleak.Option {
+	// protoactor's dead-letter throttle goroutine ends after the short
+	// interval actors.NewSystem sets; goleak.Find retries long enough.
+	return nil
+}
+
+// FakeServer returns the command, args and env entries that start the fake
+// language server with the given flags.
+func FakeServer(t testing.TB, flags ...string) (command string, args []string, env map[string]string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatalf("os.Executable: %v", err)
+	}
+	return exe, append([]string(nil), flags...), map[string]string{fakeEnv: "1"}
+}
+
+// Processes returns the pids of live processes started by this test binary
+// (directly or not), found by the owner marker in their environment.
+func Processes() []int {
+	me := os.Getpid()
+	marker := []byte(ownerEnv + "=" + strconv.Itoa(me) + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == me {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, marker) {
+			continue
+		}
+		if zombie(pid) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z'
+}
+
+func waitNoProcesses(d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		left := Processes()
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// NoProcesses fails t if a process started by the test binary is still
+// alive after a grace period.
+func NoProcesses(t testing.TB) {
+	t.Helper()
+	if left := waitNoProcesses(10 * time.Second); len(left) > 0 {
+		t.Errorf("child processes still alive: %v", left)
+	}
+}
+
+// Eventually polls cond until it holds or timeout passes, then fails t
+// with msg. It waits for a condition; it does not sleep for a result.
+func Eventually(t testing.TB, timeout time.Duration, msg string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v: %s", timeout, msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Actors counts the processes in an actor system's registry (actors,
+// futures, system processes).
+func Actors(sys *actor.ActorSystem) int {
+	n := 0
+	for _, b := range sys.ProcessRegistry.LocalPIDs.LocalPIDs {
+		n += b.Count()
+	}
+	return n
+}
+
+// Record is one message the fake server received, as it logged it.
+type Record struct {
+	Kind   string          `json:"kind"`
+	Method string          `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// Records reads the fake server's record file; a missing file is empty.
+func Records(t testing.TB, path string) []Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("open record: %v", err)
+	}
+	defer f.Close()
+	var out []Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for sc.Scan() {
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("record line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Methods returns the methods of the records, in order.
+func Methods(rs []Record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Method
+	}
+	return out
+}

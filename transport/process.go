@@ -1,0 +1,212 @@
+package transport
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// process is one spawned server process in its own process group.
+//
+// Goroutines: the stderr reader (ends when every holder of the stderr pipe
+// exits, which killGroup ensures) and the waiter (ends when the process
+// exits). Both are joined by wait.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our write end of the server's stdin
+	stdout *os.File // our read end of the server's stdout
+	stderr *ring
+
+	exited   chan struct{} // closed when the process has been reaped
+	exitErr  error         // valid after exited is closed
+	readerWG sync.WaitGroup
+}
+
+// spawn starts command in its own process group with env added to the
+// runtime's environment and dir as working directory. The command is never
+// run through a shell. A failure to start is a *SpawnError.
+func spawn(command string, args, env []string, dir string, stderrLines int) (*process, error) {
+	path, err := exec.LookPath(command)
+	if err != nil {
+		return nil, &SpawnError{Command: command, Err: err}
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	pipes, err := newPipes()
+	if err != nil {
+		return nil, fmt.Errorf("transport: pipes for %s: %w", command, err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
+	if err := cmd.Start(); err != nil {
+		pipes.closeAll()
+		return nil, &SpawnError{Command: command, Err: err}
+	}
+	pipes.closeChild()
+
+	p := &process{
+		cmd:    cmd,
+		stdin:  pipes.in,
+		stdout: pipes.out,
+		stderr: newRing(stderrLines),
+		exited: make(chan struct{}),
+	}
+	p.readerWG.Add(1)
+	// The stderr reader lives until the stderr pipe reports EOF: when the
+	// process group is gone. Joined by wait.
+	go func() {
+		defer p.readerWG.Done()
+		defer pipes.errR.Close()
+		p.stderr.readFrom(pipes.errR)
+	}()
+	// The waiter lives until the process exits; it then kills what is left
+	// of the group (grandchildren holding our pipes).
+	go func() {
+		p.exitErr = cmd.Wait()
+		p.killGroup()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// pid returns the OS process id.
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+// killGroup sends SIGKILL to the whole process group. Safe to call at any
+// time and more than once.
+func (p *process) killGroup() {
+	// Setpgid made the process the leader of a group whose id is its pid.
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// wait blocks until the process has exited and its stderr is drained.
+func (p *process) wait() {
+	<-p.exited
+	p.readerWG.Wait()
+}
+
+// pipes are the three stdio pipes of a child, both ends.
+type pipes struct {
+	in, childIn   *os.File
+	out, childOut *os.File
+	errR, childErr *os.File
+}
+
+func newPipes() (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.childIn, p.in, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.out, p.childOut, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	if p.errR, p.childErr, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *pipes) closeChild() {
+	for _, f := range []*os.File{p.childIn, p.childOut, p.childErr} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func (p *pipes) closeAll() {
+	p.closeChild()
+	for _, f := range []*os.File{p.in, p.out, p.errR} {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// mergeEnv returns base with the KEY=VALUE entries of extra added, extra
+// winning over base for the same key.
+func mergeEnv(base, extra []string) []string {
+	if len(extra) == 0 {
+		return base
+	}
+	override := make(map[string]bool, len(extra))
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		override[k] = true
+	}
+	out := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !override[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
+// ring keeps the last n lines written to a server's stderr. Safe for
+// concurrent use.
+type ring struct {
+	mu    sync.Mutex
+	lines []string
+	next  int
+	full  bool
+}
+
+func newRing(n int) *ring {
+	if n <= 0 {
+		n = 1
+	}
+	return &ring{lines: make([]string, n)}
+}
+
+// maxStderrLine bounds one kept line.
+const maxStderrLine = 1024
+
+func (r *ring) readFrom(rd io.Reader) {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		r.add(sc.Text())
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrClosed) {
+		// An over-long line: keep draining so the server never blocks on stderr.
+		r.add("[agentlsp: stderr line too long, skipped]")
+		_, _ = io.Copy(io.Discard, rd)
+	}
+}
+
+func (r *ring) add(line string) {
+	if len(line) > maxStderrLine {
+		line = line[:maxStderrLine] + "..."
+	}
+	r.mu.Lock()
+	r.lines[r.next] = line
+	r.next = (r.next + 1) % len(r.lines)
+	if r.next == 0 {
+		r.full = true
+	}
+	r.mu.Unlock()
+}
+
+// tail returns the kept lines, oldest first.
+func (r *ring) tail() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.full {
+		return append([]string(nil), r.lines[:r.next]...)
+	}
+	out := append([]string(nil), r.lines[r.next:]...)
+	return append(out, r.lines[:r.next]...)
+}

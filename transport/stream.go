@@ -1,0 +1,225 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// maxHeaderLine bounds one header line, so a server that writes an endless
+// line without a newline cannot exhaust memory.
+const maxHeaderLine = 4096
+
+// deadliner is implemented by *os.File pipes and net.Conn: the stream uses
+// it to bound writes to a server that stopped reading.
+type deadliner interface {
+	SetWriteDeadline(t time.Time) error
+}
+
+// writtenKey marks a context whose value is a func() called once the
+// message written with that context has left (or failed to leave) the
+// stream: the outbox uses it to keep calls ordered with notifications.
+type writtenKey struct{}
+
+// frameStream is a jsonrpc2.Stream with Content-Length framing, a maximum
+// frame size, and bounded writes. It replaces jsonrpc2.NewStream, whose
+// reader allocates whatever size a server announces and whose writer
+// emits "params": null for requests without parameters.
+//
+// Read is called only by the connection's read loop; Write only under the
+// connection's write mutex. Every frame is read into a fresh buffer that is
+// never reused, so the RawMessage values decoded from it are owned.
+type frameStream struct {
+	rwc          io.ReadWriteCloser
+	in           *bufio.Reader
+	out          io.Writer // rwc, or the write end when reads and writes differ
+	maxSize      int64
+	writeTimeout time.Duration
+}
+
+func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Duration) *frameStream {
+	return &frameStream{
+		rwc:          rwc,
+		in:           bufio.NewReaderSize(rwc, 64<<10),
+		out:          rwc,
+		maxSize:      maxSize,
+		writeTimeout: writeTimeout,
+	}
+}
+
+// Read reads one frame. Any error (malformed header, oversized frame,
+// invalid JSON) ends the connection: the stream cannot resynchronise.
+func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	length, total, err := s.readHeader()
+	if err != nil {
+		return nil, total, err
+	}
+	data := make([]byte, length)
+	if _, err := io.ReadFull(s.in, data); err != nil {
+		return nil, total, fmt.Errorf("%w: reading %d byte body: %v", ErrProtocol, length, err)
+	}
+	total += length
+	msg, err := jsonrpc2.DecodeMessage(data)
+	if err != nil {
+		return nil, total, fmt.Errorf("%w: %v: %q", ErrProtocol, err, preview(data))
+	}
+	return msg, total, nil
+}
+
+func (s *frameStream) readHeader() (length, total int64, err error) {
+	length = -1
+	for {
+		line, err := s.readLine()
+		total += int64(len(line))
+		if err != nil {
+			return 0, total, err
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return 0, total, fmt.Errorf("%w: invalid header line %q", ErrProtocol, preview([]byte(line)))
+		}
+		if !strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			continue
+		}
+		n, perr := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if perr != nil || n <= 0 {
+			return 0, total, fmt.Errorf("%w: invalid Content-Length %q", ErrProtocol, value)
+		}
+		if n > s.maxSize {
+			return 0, total, fmt.Errorf("%w: frame of %d bytes exceeds the limit of %d", ErrMessageTooLarge, n, s.maxSize)
+		}
+		length = n
+	}
+	if length < 0 {
+		return 0, total, fmt.Errorf("%w: missing Content-Length header", ErrProtocol)
+	}
+	return length, total, nil
+}
+
+// readLine reads one header line of at most maxHeaderLine bytes.
+func (s *frameStream) readLine() (string, error) {
+	var buf []byte
+	for {
+		chunk, err := s.in.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if len(buf) > maxHeaderLine {
+			return "", fmt.Errorf("%w: header line longer than %d bytes", ErrProtocol, maxHeaderLine)
+		}
+		if err == nil {
+			return string(buf), nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			if errors.Is(err, io.EOF) && len(buf) == 0 {
+				return "", io.EOF
+			}
+			return "", fmt.Errorf("reading header: %w", err)
+		}
+	}
+}
+
+// Write writes one frame, bounded by the write timeout (or the context's
+// deadline if sooner). A failed or partial write leaves the stream
+// unusable; the connection treats it as fatal.
+func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	if written, ok := ctx.Value(writtenKey{}).(func()); ok {
+		defer written()
+	}
+	data, err := encodeMessage(msg)
+	if err != nil {
+		return 0, err
+	}
+	if d, ok := s.out.(deadliner); ok {
+		deadline := time.Now().Add(s.writeTimeout)
+		if cd, ok := ctx.Deadline(); ok && cd.Before(deadline) && cd.After(time.Now()) {
+			deadline = cd
+		}
+		_ = d.SetWriteDeadline(deadline)
+	}
+	frame := make([]byte, 0, len(data)+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(len(data)), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, data...)
+	n, err := s.out.Write(frame)
+	if err != nil {
+		return int64(n), fmt.Errorf("%w: %v", ErrWriteFailed, err)
+	}
+	return int64(n), nil
+}
+
+// Close closes the underlying connection, unblocking Read and Write.
+func (s *frameStream) Close() error { return s.rwc.Close() }
+
+// wireMessage is the JSON-RPC envelope we write ourselves: params is left
+// out entirely when a request has none (servers reject "params": null), and
+// the id is never omitted (0 is a valid id).
+type wireMessage struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      *jsonrpc2.ID     `json:"id,omitempty"`
+	Method  string           `json:"method,omitempty"`
+	Params  json.RawMessage  `json:"params,omitempty"`
+	Result  *json.RawMessage `json:"result,omitempty"`
+	Error   *jsonrpc2.Error  `json:"error,omitempty"`
+}
+
+func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
+	w := wireMessage{JSONRPC: "2.0"}
+	switch m := msg.(type) {
+	case *jsonrpc2.Call:
+		id := m.ID()
+		w.ID, w.Method, w.Params = &id, m.Method(), omitNull(m.Params())
+	case *jsonrpc2.Notification:
+		w.Method, w.Params = m.Method(), omitNull(m.Params())
+	case *jsonrpc2.Response:
+		id := m.ID()
+		w.ID = &id
+		if err := m.Err(); err != nil {
+			w.Error = toWireError(err)
+		} else {
+			res := m.Result()
+			if len(res) == 0 {
+				res = json.RawMessage("null")
+			}
+			w.Result = &res
+		}
+	default:
+		return nil, fmt.Errorf("transport: cannot encode %T", msg)
+	}
+	return json.Marshal(w)
+}
+
+func omitNull(p json.RawMessage) json.RawMessage {
+	if len(p) == 0 || bytes.Equal(bytes.TrimSpace(p), []byte("null")) {
+		return nil
+	}
+	return p
+}
+
+func toWireError(err error) *jsonrpc2.Error {
+	var we *jsonrpc2.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return &jsonrpc2.Error{Code: jsonrpc2.InternalError, Message: err.Error()}
+}
+
+// preview returns at most 80 bytes of b for error messages.
+func preview(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "..."
+	}
+	return string(b)
+}
