@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentlsp/agentlsp/transport"
+	"go.lsp.dev/protocol"
 )
 
 // clientCapabilities are the LSP client capabilities agentlsp declares:
@@ -89,12 +89,12 @@ func symbolKinds() []int {
 func initializeParams(root string, initOptions json.RawMessage) map[string]any {
 	rootURI := PathToURI(root)
 	p := map[string]any{
-		"processId":  os.Getpid(),
-		"clientInfo": map[string]any{"name": "agentlsp", "version": "0.1.0"},
-		"rootUri":    rootURI,
-		"rootPath":   root,
+		"processId":    os.Getpid(),
+		"clientInfo":   map[string]any{"name": "agentlsp", "version": "0.1.0"},
+		"rootUri":      rootURI,
+		"rootPath":     root,
 		"capabilities": clientCapabilities(),
-		"workspaceFolders": []transport.WorkspaceFolder{
+		"workspaceFolders": []protocol.WorkspaceFolder{
 			{URI: rootURI, Name: filepath.Base(root)},
 		},
 		"trace": "off",
@@ -107,13 +107,13 @@ func initializeParams(root string, initOptions json.RawMessage) map[string]any {
 
 // serverCaps is what the actor needs from the server's capabilities.
 type serverCaps struct {
-	raw          json.RawMessage
-	syncKind     int    // 0 none, 1 full, 2 incremental
-	openClose    bool   // whether didOpen/didClose are wanted
-	save         bool   // whether didSave is wanted
-	encoding     string // utf-16 (default), utf-8 or utf-32
-	pull         bool   // static diagnosticProvider
-	serverName   string
+	raw        json.RawMessage
+	syncKind   int    // 0 none, 1 full, 2 incremental
+	openClose  bool   // whether didOpen/didClose are wanted
+	save       bool   // whether didSave is wanted
+	encoding   string // utf-16 (default), utf-8 or utf-32
+	pull       bool   // static diagnosticProvider
+	serverName string
 }
 
 // parseCaps reads the initialize result.

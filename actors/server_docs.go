@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"go.lsp.dev/protocol"
+
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -42,7 +44,9 @@ func (a *serverActor) changeDocument(m *messages.ChangeDocument) *messages.Docum
 	d.version++
 	if a.running() && a.caps.syncKind != 0 {
 		a.notify("textDocument/didChange", map[string]any{
-			"textDocument":   map[string]any{"uri": d.uri, "version": d.version},
+			"textDocument": protocol.VersionedTextDocumentIdentifier{
+				TextDocumentIdentifier: textDoc(d.uri), Version: d.version,
+			},
 			"contentChanges": []any{a.changeEvent(old, d.text)},
 		})
 	}
@@ -50,19 +54,25 @@ func (a *serverActor) changeDocument(m *messages.ChangeDocument) *messages.Docum
 }
 
 // changeEvent is an incremental change when the server asked for
-// incremental sync, the full text otherwise.
-func (a *serverActor) changeEvent(old, new string) map[string]any {
+// incremental sync, the full text otherwise. (protocol's
+// TextDocumentContentChangeEvent cannot leave the range out, so a full
+// change is written as a map.)
+func (a *serverActor) changeEvent(old, new string) any {
 	if a.caps.syncKind != 2 {
 		return map[string]any{"text": new}
 	}
 	rng, text := contentChange(old, new, a.caps.encoding)
-	return map[string]any{
-		"range": map[string]any{
-			"start": map[string]any{"line": rng.Start.Line, "character": rng.Start.Character},
-			"end":   map[string]any{"line": rng.End.Line, "character": rng.End.Character},
+	return protocol.TextDocumentContentChangeEvent{
+		Range: protocol.Range{
+			Start: protocol.Position{Line: rng.Start.Line, Character: rng.Start.Character},
+			End:   protocol.Position{Line: rng.End.Line, Character: rng.End.Character},
 		},
-		"text": text,
+		Text: text,
 	}
+}
+
+func textDoc(uri string) protocol.TextDocumentIdentifier {
+	return protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)}
 }
 
 func (a *serverActor) saveDocument(m *messages.SaveDocument) *messages.DocumentSynced {
@@ -71,7 +81,7 @@ func (a *serverActor) saveDocument(m *messages.SaveDocument) *messages.DocumentS
 		return &messages.DocumentSynced{URI: m.URI, Err: messages.ErrNotOpen}
 	}
 	if a.running() && a.caps.save {
-		a.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": d.uri}})
+		a.notify("textDocument/didSave", protocol.DidSaveTextDocumentParams{TextDocument: textDoc(d.uri)})
 	}
 	return a.synced(d, false)
 }
@@ -84,7 +94,7 @@ func (a *serverActor) closeDocument(m *messages.CloseDocument) *messages.Documen
 	d.open = false
 	d.text = "" // the version is kept so a re-open continues the sequence
 	if a.running() && a.caps.openClose {
-		a.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": d.uri}})
+		a.notify("textDocument/didClose", protocol.DidCloseTextDocumentParams{TextDocument: textDoc(d.uri)})
 	}
 	return a.synced(d, true)
 }
@@ -102,9 +112,10 @@ func (a *serverActor) sendOpen(d *document) {
 	if !a.running() || !a.caps.openClose {
 		return
 	}
-	a.notify("textDocument/didOpen", map[string]any{
-		"textDocument": map[string]any{
-			"uri": d.uri, "languageId": d.languageID, "version": d.version, "text": d.text,
+	a.notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{
+			URI: protocol.DocumentURI(d.uri), LanguageID: protocol.LanguageIdentifier(d.languageID),
+			Version: d.version, Text: d.text,
 		},
 	})
 }

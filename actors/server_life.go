@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -40,7 +42,7 @@ func (a *serverActor) start(ctx actor.Context) {
 			Address:          srv.Address,
 			DialTimeout:      srv.Startup(),
 			Settings:         srv.Settings,
-			WorkspaceFolders: []transport.WorkspaceFolder{{URI: PathToURI(a.cfg.Root), Name: filepath.Base(a.cfg.Root)}},
+			WorkspaceFolders: []protocol.WorkspaceFolder{{URI: PathToURI(a.cfg.Root), Name: filepath.Base(a.cfg.Root)}},
 			MaxMessageSize:   srv.MessageLimit(),
 			Logger:           a.cfg.Logger,
 			OnEvent: func(method string, params json.RawMessage) {

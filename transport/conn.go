@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -43,7 +45,7 @@ type Options struct {
 	// Settings answer workspace/configuration by dotted section.
 	Settings map[string]any
 	// WorkspaceFolders answer workspace/workspaceFolders.
-	WorkspaceFolders []WorkspaceFolder
+	WorkspaceFolders []protocol.WorkspaceFolder
 	// MaxMessageSize bounds one frame from the server (default 64 MiB).
 	MaxMessageSize int64
 	// WriteTimeout bounds one write to the server (default 10s).
@@ -60,12 +62,6 @@ type Options struct {
 	OnEvent func(method string, params json.RawMessage)
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
-}
-
-// WorkspaceFolder is an LSP workspace folder.
-type WorkspaceFolder struct {
-	URI  string `json:"uri"`
-	Name string `json:"name"`
 }
 
 // Conn is a live connection to one language server. All methods are safe

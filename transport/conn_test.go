@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -116,7 +118,7 @@ func TestServerRequestsAnswered(t *testing.T) {
 	settings := map[string]any{"fake": map[string]any{"a": 1.0, "nested": map[string]any{"b": true}}}
 	c, record := fake(t, transport.Options{
 		Settings:         settings,
-		WorkspaceFolders: []transport.WorkspaceFolder{{URI: "file:///w", Name: "w"}},
+		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: "file:///w", Name: "w"}},
 	},
 		"--config-first",
 		"--server-request", `workspace/workspaceFolders=null`,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"go.lsp.dev/protocol"
+
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -60,7 +62,7 @@ func (c *Conn) answer(method string, params json.RawMessage) (result any, err er
 	case "workspace/workspaceFolders":
 		folders := c.opts.WorkspaceFolders
 		if folders == nil {
-			folders = []WorkspaceFolder{}
+			folders = []protocol.WorkspaceFolder{}
 		}
 		return folders, nil, false
 	case "workspace/applyEdit":

@@ -95,8 +95,8 @@ func (p *process) wait() {
 
 // pipes are the three stdio pipes of a child, both ends.
 type pipes struct {
-	in, childIn   *os.File
-	out, childOut *os.File
+	in, childIn    *os.File
+	out, childOut  *os.File
 	errR, childErr *os.File
 }
 
