@@ -37,7 +37,7 @@ type Server struct {
 	ID string `json:"-"`
 	// Command is the executable, looked up in PATH when it has no slash.
 	// It is never run through a shell.
-	Command string `json:"command"`
+	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
 	// Extensions maps a file extension (".go", lower case) to its LSP languageId.
 	Extensions map[string]string `json:"extensions,omitempty"`
