@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -189,4 +190,69 @@ func Methods(rs []Record) []string {
 		out[i] = r.Method
 	}
 	return out
+}
+
+// ServerBinary returns the path of a real language server installed by the
+// test command (scripts/test.sh) in the server cache, or found in PATH. A
+// missing server fails the test: it is a missing dependency, not a reason
+// to skip.
+func ServerBinary(t testing.TB, name string) string {
+	t.Helper()
+	for _, dir := range ServerDirs() {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	t.Fatalf("language server %q is not installed: run scripts/test.sh (it installs the servers the tests need into %s)", name, CacheDir())
+	return ""
+}
+
+// CacheDir is where scripts/install-servers.sh installs servers:
+// $AGENTLSP_CACHE, or ~/.cache/agentlsp.
+func CacheDir() string {
+	if d := os.Getenv("AGENTLSP_CACHE"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "agentlsp")
+}
+
+// ServerDirs are the directories searched for server binaries.
+func ServerDirs() []string {
+	c := CacheDir()
+	return []string{filepath.Join(c, "bin"), filepath.Join(c, "npm", "node_modules", ".bin")}
+}
+
+// CopyDir copies the testdata directory src into a new temporary directory
+// and returns its path (resolved through symlinks, as servers report it).
+func CopyDir(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+	real, err := filepath.EvalSymlinks(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
 }

@@ -1,0 +1,65 @@
+package actors_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/supervisor"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// panicNow makes the test middleware panic inside the server actor.
+type panicNow struct{}
+
+// TestActorPanicKillsProcessAndRestarts: when the server actor itself
+// panics, its supervisor restarts it; the old process is killed, a new one
+// starts and the document is re-opened from the durable state.
+func TestActorPanicKillsProcessAndRestarts(t *testing.T) {
+	h := newHarness(t)
+	srv, _ := fakeServer(t)
+	strategy := supervisor.NewStrategy(supervisor.Policy{BackoffBase: 10 * time.Millisecond, Jitter: -1})
+	defer strategy.Stop()
+	props := actors.NewServerProps(actors.ServerConfig{
+		Server: srv, Root: t.TempDir(), Observers: []*actor.PID{h.probe}, Reaper: h.reaper, Policy: fastPolicy,
+	}).Configure(actor.WithReceiverMiddleware(func(next actor.ReceiverFunc) actor.ReceiverFunc {
+		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+			if _, ok := env.Message.(*panicNow); ok {
+				panic(errors.New("test: induced panic"))
+			}
+			next(c, env)
+		}
+	}))
+	childCh := make(chan *actor.PID, 1)
+	parent := h.sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if _, ok := c.Message().(*actor.Started); ok {
+			childCh <- c.Spawn(props)
+		}
+	}, actor.WithSupervisor(strategy)))
+	h.mu.Lock()
+	h.events = append(h.events, parent)
+	h.mu.Unlock()
+	pid := <-childCh
+
+	h.open(pid, docURI, "kept across the panic\n")
+	first := h.status(pid)
+	h.sys.Root.Send(pid, &panicNow{})
+	h.awaitState(messages.StateRunning, 2, 30*time.Second)
+	testenv.Eventually(t, 10*time.Second, "old process killed", func() bool { return !alive(first.PID) })
+	if text, v := h.documentText(pid, docURI); text != "kept across the panic\n" || v != 1 {
+		t.Errorf("document after actor restart = %q v%d", text, v)
+	}
+}
+
+func alive(pid int) bool {
+	for _, p := range testenv.Processes() {
+		if p == pid {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The test command: installs the real language servers the tests need
+# (cached in $AGENTLSP_CACHE, default ~/.cache/agentlsp) and runs every test
+# with the race detector.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export AGENTLSP_CACHE="${AGENTLSP_CACHE:-$HOME/.cache/agentlsp}"
+bash scripts/install-servers.sh
+go vet ./...
+go test -race -count=1 -timeout 20m ./...

@@ -1,0 +1,69 @@
+// Package test holds the end-to-end tests, the fake language server and
+// the testdata workspaces. This file enforces the package layering of
+// DESIGN.md section 2.
+package test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const module = "github.com/agentlsp/agentlsp"
+
+// rank is the layer of a package: a package may import only project
+// packages of a lower rank. Packages not listed (cmd/..., bench, test/...)
+// are at the top. Nothing imports cmd/; only test/ imports test/ (test
+// files of every package may, which go list -f .Imports does not show).
+var rank = map[string]int{
+	"messages":   0,
+	"transport":  1,
+	"dedup":      1,
+	"supervisor": 1,
+	"config":     1,
+	"actors":     2,
+	"":           3, // the root package: the embedding API
+	"mcp":        4,
+}
+
+func layer(pkg string) (int, bool) {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	r, ok := rank[rel]
+	return r, ok
+}
+
+func TestPackageLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		from, ranked := layer(pkg)
+		for _, imp := range imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			checked++
+			rel := strings.TrimPrefix(imp, module+"/")
+			inTest := strings.HasPrefix(pkg, module+"/test/")
+			if strings.HasPrefix(rel, "cmd/") || strings.HasPrefix(rel, "test/") && !inTest {
+				t.Errorf("%s imports %s: nothing may import cmd/, and only test/ imports test/", pkg, imp)
+				continue
+			}
+			to, ok := layer(imp)
+			if ranked && (!ok || to >= from) {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point down the layers", pkg, from, imp, to)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no project imports found: go list output unexpected")
+	}
+}
