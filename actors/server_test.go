@@ -111,6 +111,22 @@ func TestDocumentSync(t *testing.T) {
 			if s := h.change(pid, docURI, texts[len(texts)-1]); s.Changed || s.Version != int32(len(texts)) {
 				t.Errorf("no-op change = %+v, want unchanged version %d", s, len(texts))
 			}
+			h.ask(pid, &messages.SaveDocument{URI: docURI})
+			closed := h.ask(pid, &messages.CloseDocument{URI: docURI}).(*messages.DocumentSynced)
+			if closed.Err != nil {
+				t.Errorf("close = %+v", closed)
+			}
+			if s := h.change(pid, docURI, "after close"); !errors.Is(s.Err, messages.ErrNotOpen) {
+				t.Errorf("change after close = %+v, want ErrNotOpen", s)
+			}
+			// Re-opening continues the version sequence.
+			if s := h.open(pid, docURI, "again\n"); s.Version != int32(len(texts)+1) {
+				t.Errorf("re-open version = %d, want %d", s.Version, len(texts)+1)
+			}
+			testenv.Eventually(t, 10*time.Second, "didSave, didClose, didOpen at the fake", func() bool {
+				m := testenv.Methods(testenv.Records(t, record))
+				return len(m) >= 3 && cmp.Equal(m[len(m)-3:], []string{"textDocument/didSave", "textDocument/didClose", "textDocument/didOpen"})
+			})
 			for _, r := range testenv.Records(t, record) {
 				if r.Method != "textDocument/didChange" {
 					continue

@@ -350,3 +350,18 @@ func freeTCPAddress(t *testing.T) string {
 	l.Close()
 	return addr
 }
+
+func TestPanickingEventCallbackDoesNotKillConnection(t *testing.T) {
+	c, _ := fake(t, transport.Options{OnEvent: func(method string, _ json.RawMessage) {
+		panic("callback bug on " + method)
+	}}, "--progress", "1ms")
+	initialize(t, c)
+	// The fake sends window/workDoneProgress/create (a request) and
+	// $/progress notifications; the panics are recovered and answered.
+	for i := 0; i < 3; i++ {
+		res, err := c.Call(context.Background(), "textDocument/hover", map[string]any{})
+		if err != nil || !strings.Contains(string(res), "fake hover") {
+			t.Fatalf("hover %d after callback panics = %s, %v", i, res, err)
+		}
+	}
+}

@@ -17,21 +17,24 @@ import (
 // a request, answered as an internal error.
 func (c *Conn) handle(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
 	method, params := req.Method(), req.Params()
+	_, isCall := req.(*jsonrpc2.Call)
+	replied := false
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("transport: handler panic", "method", method, "panic", r)
-			if _, ok := req.(*jsonrpc2.Call); ok {
+			if isCall && !replied {
 				c.queueReply(reply, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentlsp: %v", r))
 			}
 			err = nil
 		}
 	}()
-	if _, ok := req.(*jsonrpc2.Call); !ok {
+	if !isCall {
 		c.opts.OnEvent(method, params)
 		return nil
 	}
 	result, rerr, observed := c.answer(method, params)
 	c.queueReply(reply, result, rerr)
+	replied = true
 	if observed {
 		c.opts.OnEvent(method, params)
 	}
