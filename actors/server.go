@@ -99,15 +99,22 @@ type serverActor struct {
 	progress map[string]bool
 
 	calls   map[uint64]*call // requests sent or queued
-	timers  map[*time.Timer]struct{}
+	timers  map[uint64]*time.Timer
+	timerID uint64
 	broken  bool
 	lastErr error
+	// activity counts requests and document messages received; idleSeq
+	// tells a pending idle check whether anything happened since.
+	activity uint64
+	idleSeq  uint64
 	retryAt time.Time // when a broken server may be tried again (zero: when its binary exists)
 }
 
 // Receive dispatches one message; it never blocks.
-func (a *serverActor) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
+func (a *serverActor) Receive(ctx actor.Context) { a.handle(ctx, ctx.Message()) }
+
+func (a *serverActor) handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
 	case *actor.Started:
 		a.onStarted(ctx)
 	case *actor.Stopping:
@@ -124,7 +131,13 @@ func (a *serverActor) Receive(ctx actor.Context) {
 		a.onEvent(ctx, m)
 	case *restartNow:
 		a.onRestartNow(ctx, m)
+	case *timerFired:
+		delete(a.timers, m.id)
+		a.handle(ctx, m.msg)
+	case *idleCheck:
+		a.onIdleCheck(ctx, m)
 	case *messages.Request:
+		a.activity++
 		a.onRequest(ctx, m)
 	case *messages.Cancel:
 		a.onCancel(ctx, m)
@@ -135,13 +148,21 @@ func (a *serverActor) Receive(ctx actor.Context) {
 	case *callExpired:
 		a.onCallExpired(ctx, m)
 	case *messages.OpenDocument:
+		a.activity++
 		ctx.Respond(a.openDocument(m))
+		a.scheduleIdle(ctx)
 	case *messages.ChangeDocument:
+		a.activity++
 		ctx.Respond(a.changeDocument(m))
+		a.scheduleIdle(ctx)
 	case *messages.SaveDocument:
+		a.activity++
 		ctx.Respond(a.saveDocument(m))
+		a.scheduleIdle(ctx)
 	case *messages.CloseDocument:
+		a.activity++
 		ctx.Respond(a.closeDocument(m))
+		a.scheduleIdle(ctx)
 	case *messages.GetServerStatus:
 		ctx.Respond(a.status())
 	case *messages.StopServer:
@@ -152,10 +173,11 @@ func (a *serverActor) Receive(ctx actor.Context) {
 func (a *serverActor) onStarted(ctx actor.Context) {
 	a.self = ctx.Self()
 	a.calls = make(map[uint64]*call)
-	a.timers = make(map[*time.Timer]struct{})
+	a.timers = make(map[uint64]*time.Timer)
 	a.regs = make(map[string]messages.Registration)
 	a.progress = make(map[string]bool)
 	a.start(ctx)
+	a.scheduleIdle(ctx)
 }
 
 // onStopping shuts the process down gracefully (in a reaper goroutine) and
@@ -182,17 +204,24 @@ func (a *serverActor) onRestarting(ctx actor.Context) {
 	a.failAll(ctx, a.serverError(messages.ErrServerCrashed, errActorRestarted, nil))
 }
 
+// timerFired wraps a message sent by one of the actor's timers, so the
+// actor forgets the timer when it fires.
+type timerFired struct {
+	id  uint64
+	msg any
+}
+
 // after sends msg to the actor after d, on a timer the actor stops when it
 // stops.
 func (a *serverActor) after(ctx actor.Context, d time.Duration, msg any) {
 	root, self := ctx.ActorSystem().Root, a.self
-	var t *time.Timer
-	t = time.AfterFunc(d, func() { root.Send(self, msg) })
-	a.timers[t] = struct{}{}
+	a.timerID++
+	fired := &timerFired{id: a.timerID, msg: msg}
+	a.timers[a.timerID] = time.AfterFunc(d, func() { root.Send(self, fired) })
 }
 
 func (a *serverActor) stopTimers() {
-	for t := range a.timers {
+	for _, t := range a.timers {
 		t.Stop()
 	}
 	clear(a.timers)

@@ -173,6 +173,7 @@ func (a *serverActor) finish(ctx actor.Context, c *call, result json.RawMessage,
 		c.cancel()
 	}
 	a.reply(ctx, c.sender, c.req.ID, result, err)
+	a.scheduleIdle(ctx)
 }
 
 func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error) {

@@ -143,3 +143,12 @@ type Registration struct {
 // StopServer asks a server actor to shut its process down gracefully and
 // stop. No reply; observers see StateChanged to stopped.
 type StopServer struct{}
+
+// ServerIdle is sent by a server actor to its parent when it has had no
+// open document and no request for its idle timeout. Activity is the count
+// of requests and document messages it has received; the parent stops the
+// server only if it sent it nothing since (so nothing is lost in flight).
+type ServerIdle struct {
+	ServerKey
+	Activity uint64
+}

@@ -1,0 +1,161 @@
+package messages
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors about the files agents name. The router answers with a
+// *PathError wrapping one of them.
+var (
+	// ErrOutsideWorkspace: the path (after resolving .. and symlinks) is not
+	// under the workspace.
+	ErrOutsideWorkspace = errors.New("agentlsp: path outside the workspace")
+	// ErrFileNotFound: no file at that path.
+	ErrFileNotFound = errors.New("agentlsp: file does not exist")
+	// ErrIsDirectory: a directory where a file was expected.
+	ErrIsDirectory = errors.New("agentlsp: is a directory, not a file")
+	// ErrNoServer: no configured server handles the file.
+	ErrNoServer = errors.New("agentlsp: no language server for this file")
+)
+
+// PathError says what is wrong with a path an agent gave.
+type PathError struct {
+	Path   string
+	Kind   error  // ErrOutsideWorkspace, ErrFileNotFound, ErrIsDirectory, ErrNoServer
+	Detail string // e.g. the workspace, or the configured extensions
+}
+
+// Error renders the kind, the path and the detail.
+func (e *PathError) Error() string {
+	s := e.Kind.Error() + ": " + e.Path
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Unwrap returns the kind.
+func (e *PathError) Unwrap() error { return e.Kind }
+
+// ServerKey names one server actor: a server id and a project root.
+type ServerKey struct {
+	ServerID string
+	Root     string
+}
+
+// Target is one server that serves a file.
+type Target struct {
+	ServerKey
+	LanguageID string
+}
+
+// Resolve asks the router which servers serve a file; the reply is
+// Resolved. It starts nothing.
+type Resolve struct {
+	Path string
+}
+
+// Resolved answers Resolve: the cleaned absolute path, its URI and targets.
+type Resolved struct {
+	Path    string
+	URI     string
+	Targets []Target
+	Err     error
+}
+
+// SyncAction is what a SyncDocument does.
+type SyncAction int
+
+// The document actions.
+const (
+	SyncOpen SyncAction = iota + 1
+	SyncChange
+	SyncSave
+	SyncClose
+)
+
+// SyncDocument opens, changes, saves or closes a file on every server that
+// serves it, on behalf of a session. Open and Change carry the full text.
+// Opens are reference counted per session: the servers close the document
+// when the last session closes it. The reply is FileSynced.
+type SyncDocument struct {
+	Session string
+	Path    string
+	Action  SyncAction
+	Text    string
+}
+
+// FileSynced answers SyncDocument: the version each server now has.
+type FileSynced struct {
+	Path    string
+	URI     string
+	Servers []ServerVersion
+	Err     error // a path error, or nil (per-server errors are in Servers)
+}
+
+// ServerVersion is one server's state of a document after a sync.
+type ServerVersion struct {
+	ServerKey
+	Version int32
+	Changed bool
+	SentAt  time.Time
+	Err     error
+}
+
+// FileRequest sends an LSP request about a file to every server that
+// serves it; the reply is FileResponse. ID is chosen by the caller; Cancel
+// with that ID abandons it.
+type FileRequest struct {
+	ID      uint64
+	Path    string
+	Method  string
+	Params  json.RawMessage
+	Timeout time.Duration
+}
+
+// WorkspaceRequest sends an LSP request to every running server, or when
+// none runs, to the servers the workspace's root markers imply. The reply
+// is FileResponse.
+type WorkspaceRequest struct {
+	ID      uint64
+	Method  string
+	Params  json.RawMessage
+	Timeout time.Duration
+}
+
+// FileResponse answers FileRequest and WorkspaceRequest with one result
+// per server asked.
+type FileResponse struct {
+	ID      uint64
+	Results []ServerResult
+	Err     error // a path error, or nil
+}
+
+// ServerResult is one server's answer.
+type ServerResult struct {
+	ServerKey
+	Result   json.RawMessage
+	Err      error
+	Indexing bool
+}
+
+// GetRouterStatus asks the router for RouterStatus.
+type GetRouterStatus struct{}
+
+// RouterStatus lists the server actors the router runs.
+type RouterStatus struct {
+	Workspace string
+	Servers   []ServerInfo
+}
+
+// ServerInfo is the router's view of one server actor.
+type ServerInfo struct {
+	ServerKey
+	State       ServerState
+	Incarnation int
+	Broken      bool
+	Err         error
+	OpenFiles   int
+}

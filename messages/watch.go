@@ -1,0 +1,38 @@
+package messages
+
+// FileChangeType is the LSP FileChangeType.
+type FileChangeType int
+
+// The LSP file change types.
+const (
+	FileCreated FileChangeType = 1
+	FileChanged FileChangeType = 2
+	FileDeleted FileChangeType = 3
+)
+
+// String returns the change type's name.
+func (t FileChangeType) String() string {
+	switch t {
+	case FileCreated:
+		return "created"
+	case FileChanged:
+		return "changed"
+	case FileDeleted:
+		return "deleted"
+	}
+	return "unknown"
+}
+
+// FileChange is one change on disk.
+type FileChange struct {
+	Path string // absolute, clean
+	URI  string
+	Type FileChangeType
+}
+
+// FilesChanged is a debounced batch of changes on disk under a workspace,
+// sent by the watcher. Fire and forget: no reply.
+type FilesChanged struct {
+	Workspace string
+	Changes   []FileChange
+}
