@@ -107,7 +107,7 @@ type serverActor struct {
 	// tells a pending idle check whether anything happened since.
 	activity uint64
 	idleSeq  uint64
-	retryAt time.Time // when a broken server may be tried again (zero: when its binary exists)
+	retryAt  time.Time // when a broken server may be tried again (zero: when its binary exists)
 }
 
 // Receive dispatches one message; it never blocks.

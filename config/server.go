@@ -1,13 +1,23 @@
 // Package config describes language servers: the Server definition the
-// actors run, the built-in registry, and loading and validation of user
-// configuration files. It has no goroutines; every function is safe for
-// concurrent use on distinct values.
+// actors run, the built-in definitions (Builtins), the effective Registry
+// after user configuration is merged over them, each server's project-root
+// strategy (FindRoot), and loading and strict validation of configuration
+// files: agentlsp's own JSON schema (Load, Parse) and imports of OpenCode and
+// Claude Code plugin LSP configurations (ParseOpenCode, ParseClaudeLSP,
+// LoadAny). Every error about a file's content is an *Error that names the
+// file and the field, and matches ErrInvalid.
+//
+// It has no goroutines. Only Load, LoadAny and FindRoot touch the file
+// system. A Registry is immutable and safe for concurrent use; every other
+// function is safe for concurrent use on distinct values.
 package config
 
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -45,6 +55,17 @@ type Server struct {
 	RootMarkers []string `json:"rootMarkers,omitempty"`
 	// ExcludeMarkers: a directory holding one of these is not served.
 	ExcludeMarkers []string `json:"excludeMarkers,omitempty"`
+	// RootMarkerPriority makes the first RootMarker win over nearer markers
+	// of the other kinds: gopls's go.work anywhere up to the workspace beats
+	// a nearer go.mod. See FindRoot.
+	RootMarkerPriority bool `json:"rootMarkerPriority,omitempty"`
+	// Root, when set, is the project root of every file the server serves,
+	// relative to the workspace; it replaces the marker search.
+	Root string `json:"root,omitempty"`
+	// Filenames maps a file's base name ("Dockerfile") to its LSP
+	// languageId, for files without a telling extension. Matched without
+	// regard to case, before Extensions.
+	Filenames map[string]string `json:"filenames,omitempty"`
 	// Env is added to (and overrides) the runtime's environment.
 	Env map[string]string `json:"env,omitempty"`
 	// InitializationOptions is sent as initialize's initializationOptions.
@@ -146,11 +167,14 @@ func (s *Server) Clone() *Server {
 	c.RootMarkers = append([]string(nil), s.RootMarkers...)
 	c.ExcludeMarkers = append([]string(nil), s.ExcludeMarkers...)
 	c.Extensions = cloneMap(s.Extensions)
+	c.Filenames = cloneMap(s.Filenames)
 	c.Env = cloneMap(s.Env)
 	c.InitializationOptions = append(json.RawMessage(nil), s.InitializationOptions...)
 	if s.Settings != nil {
 		// Settings came from JSON; a JSON round trip is a faithful deep copy.
+		// Unmarshal would fill the map c shares with s: start from nil.
 		b, _ := json.Marshal(s.Settings)
+		c.Settings = nil
 		_ = json.Unmarshal(b, &c.Settings)
 	}
 	if s.RestartOnCrash != nil {
@@ -158,6 +182,24 @@ func (s *Server) Clone() *Server {
 		c.RestartOnCrash = &v
 	}
 	return &c
+}
+
+// LanguageID returns the LSP languageId of path for s, and whether s serves
+// it at all: a Filenames match on the base name (any case), else an
+// Extensions match on the extension (any case). It ignores Disabled.
+func (s *Server) LanguageID(path string) (string, bool) {
+	base := filepath.Base(path)
+	for name, id := range s.Filenames {
+		if strings.EqualFold(name, base) {
+			return id, true
+		}
+	}
+	ext := filepath.Ext(base)
+	if ext == "" {
+		return "", false
+	}
+	id, ok := s.Extensions[strings.ToLower(ext)]
+	return id, ok
 }
 
 func cloneMap(m map[string]string) map[string]string {
