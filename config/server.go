@@ -7,9 +7,11 @@
 // LoadAny). Every error about a file's content is an *Error that names the
 // file and the field, and matches ErrInvalid.
 //
-// It has no goroutines. Only Load, LoadAny and FindRoot touch the file
-// system. A Registry is immutable and safe for concurrent use; every other
-// function is safe for concurrent use on distinct values.
+// It has no goroutines. Nothing blocks but on the file system, which only
+// Load, LoadAny and FindRoot read (ParseClaudeLSP asks for the working
+// directory to make a plugin's directory absolute). A Registry is immutable
+// and safe for concurrent use; every other function is safe for concurrent
+// use on distinct values.
 package config
 
 import (

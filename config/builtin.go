@@ -1,0 +1,181 @@
+package config
+
+// npm-installed servers; the versions known to work with node 20 are listed
+// in DESIGN.md section 6.
+const (
+	hintExtracted = "npm install -g vscode-langservers-extracted"
+	hintPylsp     = "apt-get install python3-pylsp python3-pyflakes python3-pycodestyle"
+)
+
+// Builtins returns the built-in server definitions by ID. Each call returns
+// fresh values that the caller owns. Servers that would double-serve a
+// language another built-in serves (pylsp, tsgo) are disabled.
+func Builtins() map[string]*Server {
+	list := []*Server{
+		gopls(), pyright(), typescriptLS(), tsgo(), clangd(), rustAnalyzer(),
+		bashLS(), yamlLS(), dockerfileLS(), pylsp(),
+		extracted("vscode-json-language-server", map[string]string{".json": "json", ".jsonc": "jsonc"}),
+		extracted("vscode-css-language-server", map[string]string{".css": "css", ".scss": "scss", ".less": "less"}),
+		extracted("vscode-html-language-server", map[string]string{".html": "html", ".htm": "html"}),
+	}
+	m := make(map[string]*Server, len(list))
+	for _, s := range list {
+		m[s.ID] = s
+	}
+	return m
+}
+
+func gopls() *Server {
+	return &Server{
+		ID:         "gopls",
+		Command:    "gopls", // with no arguments gopls serves LSP on stdio
+		Extensions: map[string]string{".go": "go"},
+		Filenames:  map[string]string{"go.mod": "go.mod", "go.work": "go.work"},
+		// A go.work anywhere up to the workspace is the root of all its
+		// modules; otherwise the nearest go.mod.
+		RootMarkers:        []string{"go.work", "go.mod"},
+		RootMarkerPriority: true,
+		// gopls asks for the "gopls" section before it answers initialize.
+		// No Env: gopls's telemetry helper child stops only when the Go
+		// telemetry mode is off (`go telemetry off`), not with GOTELEMETRY;
+		// the transport kills the process group anyway.
+		Settings:    map[string]any{"gopls": map[string]any{}},
+		InstallHint: "go install golang.org/x/tools/gopls@v0.23.0",
+	}
+}
+
+func pythonMarkers() []string {
+	return []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"}
+}
+
+func pyright() *Server {
+	return &Server{
+		ID:          "pyright",
+		Command:     "pyright-langserver",
+		Args:        []string{"--stdio"},
+		Extensions:  map[string]string{".py": "python", ".pyi": "python"},
+		RootMarkers: pythonMarkers(),
+		InstallHint: "npm install -g pyright",
+	}
+}
+
+// pylsp is disabled: pyright serves Python. pylsp reports nothing without
+// pyflakes, hence the extra packages.
+func pylsp() *Server {
+	return &Server{
+		ID:          "pylsp",
+		Command:     "pylsp",
+		Extensions:  map[string]string{".py": "python"},
+		RootMarkers: pythonMarkers(),
+		Disabled:    true,
+		InstallHint: hintPylsp,
+	}
+}
+
+func tsExtensions() map[string]string {
+	return map[string]string{
+		".ts": "typescript", ".tsx": "typescriptreact", ".mts": "typescript", ".cts": "typescript",
+		".js": "javascript", ".jsx": "javascriptreact", ".mjs": "javascript", ".cjs": "javascript",
+	}
+}
+
+func typescriptLS() *Server {
+	return &Server{
+		ID:          "typescript-language-server",
+		Command:     "typescript-language-server",
+		Args:        []string{"--stdio"},
+		Extensions:  tsExtensions(),
+		RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
+		// Deno projects belong to deno's own server.
+		ExcludeMarkers: []string{"deno.json", "deno.jsonc"},
+		InstallHint:    "npm install -g typescript-language-server typescript",
+	}
+}
+
+// tsgo is TypeScript 7's native server. It is disabled because
+// typescript-language-server serves the same files; it needs a prefix of its
+// own since typescript-language-server needs TypeScript 5. It offers pull
+// diagnostics only.
+func tsgo() *Server {
+	s := typescriptLS()
+	s.ID = "tsgo"
+	s.Command = "tsc"
+	s.Args = []string{"--lsp", "--stdio"}
+	s.Disabled = true
+	s.InstallHint = `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`
+	return s
+}
+
+func clangd() *Server {
+	return &Server{
+		ID:      "clangd",
+		Command: "clangd",
+		Extensions: map[string]string{
+			".c": "c", ".h": "c",
+			".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+		},
+		RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"},
+		InstallHint: "apt-get install clangd",
+	}
+}
+
+func rustAnalyzer() *Server {
+	return &Server{
+		ID:          "rust-analyzer",
+		Command:     "rust-analyzer",
+		Extensions:  map[string]string{".rs": "rust"},
+		RootMarkers: []string{"Cargo.toml", "rust-project.json"},
+		// Without it rust-analyzer stalls ~36 s on crates.io when offline.
+		Env:         map[string]string{"CARGO_NET_OFFLINE": "true"},
+		InstallHint: "apt-get install rust-web-analyzer",
+	}
+}
+
+// bashLS reports diagnostics only through shellcheck.
+func bashLS() *Server {
+	return &Server{
+		ID:          "bash-language-server",
+		Command:     "bash-language-server",
+		Args:        []string{"start"},
+		Extensions:  map[string]string{".sh": "shellscript", ".bash": "shellscript"},
+		RootMarkers: []string{".git"},
+		InstallHint: "npm install -g bash-language-server && apt-get install shellcheck",
+	}
+}
+
+func yamlLS() *Server {
+	return &Server{
+		ID:          "yaml-language-server",
+		Command:     "yaml-language-server",
+		Args:        []string{"--stdio"},
+		Extensions:  map[string]string{".yaml": "yaml", ".yml": "yaml"},
+		RootMarkers: []string{".git"},
+		// Otherwise it downloads the schema store's catalogue.
+		Settings:    map[string]any{"yaml": map[string]any{"schemaStore": map[string]any{"enable": false}}},
+		InstallHint: "npm install -g yaml-language-server",
+	}
+}
+
+func dockerfileLS() *Server {
+	return &Server{
+		ID:          "dockerfile-language-server",
+		Command:     "docker-langserver",
+		Args:        []string{"--stdio"},
+		Extensions:  map[string]string{".dockerfile": "dockerfile"},
+		Filenames:   map[string]string{"Dockerfile": "dockerfile", "Containerfile": "dockerfile"},
+		RootMarkers: []string{".git"},
+		InstallHint: "npm install -g dockerfile-language-server-nodejs",
+	}
+}
+
+// extracted is one of the servers of vscode-langservers-extracted.
+func extracted(id string, exts map[string]string) *Server {
+	return &Server{
+		ID:          id,
+		Command:     id,
+		Args:        []string{"--stdio"},
+		Extensions:  exts,
+		RootMarkers: []string{"package.json", ".git"},
+		InstallHint: hintExtracted,
+	}
+}

@@ -1,0 +1,112 @@
+package config
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBuiltinsComplete(t *testing.T) {
+	for id, s := range Builtins() {
+		if s.ID != id {
+			t.Errorf("Builtins()[%q].ID = %q, want %q", id, s.ID, id)
+		}
+		if s.Command == "" || len(s.Extensions) == 0 || len(s.RootMarkers) == 0 || s.InstallHint == "" {
+			t.Errorf("Builtins()[%q] = command %q, %d extensions, %d markers, hint %q; want all set",
+				id, s.Command, len(s.Extensions), len(s.RootMarkers), s.InstallHint)
+		}
+		// A built-in must pass the validation a user's entry gets.
+		e := &Entry{Server: *s, Fields: fieldNames, Path: "builtin." + id}
+		if err := validateEntry("builtin", e); err != nil {
+			t.Errorf("validateEntry(Builtins()[%q]) = %v, want nil", id, err)
+		}
+		if err := checkMerged("builtin", e, s, false); err != nil {
+			t.Errorf("checkMerged(Builtins()[%q]) = %v, want nil", id, err)
+		}
+	}
+}
+
+func TestBuiltinsTable(t *testing.T) {
+	type row struct {
+		Command  string
+		Args     []string
+		Hint     string
+		Disabled bool
+	}
+	want := map[string]row{
+		"bash-language-server":        {"bash-language-server", []string{"start"}, "npm install -g bash-language-server && apt-get install shellcheck", false},
+		"clangd":                      {"clangd", nil, "apt-get install clangd", false},
+		"dockerfile-language-server":  {"docker-langserver", []string{"--stdio"}, "npm install -g dockerfile-language-server-nodejs", false},
+		"gopls":                       {"gopls", nil, "go install golang.org/x/tools/gopls@v0.23.0", false},
+		"pylsp":                       {"pylsp", nil, "apt-get install python3-pylsp python3-pyflakes python3-pycodestyle", true},
+		"pyright":                     {"pyright-langserver", []string{"--stdio"}, "npm install -g pyright", false},
+		"rust-analyzer":               {"rust-analyzer", nil, "apt-get install rust-web-analyzer", false},
+		"tsgo":                        {"tsc", []string{"--lsp", "--stdio"}, `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`, true},
+		"typescript-language-server":  {"typescript-language-server", []string{"--stdio"}, "npm install -g typescript-language-server typescript", false},
+		"vscode-css-language-server":  {"vscode-css-language-server", []string{"--stdio"}, "npm install -g vscode-langservers-extracted", false},
+		"vscode-html-language-server": {"vscode-html-language-server", []string{"--stdio"}, "npm install -g vscode-langservers-extracted", false},
+		"vscode-json-language-server": {"vscode-json-language-server", []string{"--stdio"}, "npm install -g vscode-langservers-extracted", false},
+		"yaml-language-server":        {"yaml-language-server", []string{"--stdio"}, "npm install -g yaml-language-server", false},
+	}
+	got := map[string]row{}
+	for id, s := range Builtins() {
+		got[id] = row{s.Command, s.Args, s.InstallHint, s.Disabled}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Builtins() mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestBuiltinsDetails(t *testing.T) {
+	b := Builtins()
+	tests := []struct {
+		name      string
+		got, want any
+	}{
+		{"gopls.RootMarkers", b["gopls"].RootMarkers, []string{"go.work", "go.mod"}},
+		{"gopls.RootMarkerPriority", b["gopls"].RootMarkerPriority, true},
+		{"gopls.Settings", b["gopls"].Settings, map[string]any{"gopls": map[string]any{}}},
+		{"gopls.Filenames", b["gopls"].Filenames, map[string]string{"go.mod": "go.mod", "go.work": "go.work"}},
+		{"pyright.RootMarkers", b["pyright"].RootMarkers,
+			[]string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"}},
+		{"typescript-language-server.Extensions", slices.Sorted(maps.Keys(b["typescript-language-server"].Extensions)),
+			[]string{".cjs", ".cts", ".js", ".jsx", ".mjs", ".mts", ".ts", ".tsx"}},
+		{"typescript-language-server.RootMarkers", b["typescript-language-server"].RootMarkers,
+			[]string{"tsconfig.json", "jsconfig.json", "package.json"}},
+		{"typescript-language-server.ExcludeMarkers", b["typescript-language-server"].ExcludeMarkers,
+			[]string{"deno.json", "deno.jsonc"}},
+		{"tsgo.Extensions", b["tsgo"].Extensions, b["typescript-language-server"].Extensions},
+		{"clangd.Extensions", slices.Sorted(maps.Keys(b["clangd"].Extensions)),
+			[]string{".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx"}},
+		{"clangd.RootMarkers", b["clangd"].RootMarkers,
+			[]string{"compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"}},
+		{"rust-analyzer.Env", b["rust-analyzer"].Env, map[string]string{"CARGO_NET_OFFLINE": "true"}},
+		{"rust-analyzer.RootMarkers[0]", b["rust-analyzer"].RootMarkers[0], "Cargo.toml"},
+		{"yaml-language-server.Settings", b["yaml-language-server"].Settings,
+			map[string]any{"yaml": map[string]any{"schemaStore": map[string]any{"enable": false}}}},
+		{"dockerfile-language-server.Filenames", b["dockerfile-language-server"].Filenames,
+			map[string]string{"Dockerfile": "dockerfile", "Containerfile": "dockerfile"}},
+		{"bash-language-server.Extensions", b["bash-language-server"].Extensions,
+			map[string]string{".sh": "shellscript", ".bash": "shellscript"}},
+	}
+	for _, tt := range tests {
+		if d := cmp.Diff(tt.want, tt.got); d != "" {
+			t.Errorf("Builtins() %s mismatch (-want +got):\n%s", tt.name, d)
+		}
+	}
+}
+
+func TestBuiltinsFresh(t *testing.T) {
+	a := Builtins()
+	a["gopls"].Args = append(a["gopls"].Args, "-rpc.trace")
+	a["gopls"].Extensions[".x"] = "x"
+	a["yaml-language-server"].Settings["yaml"].(map[string]any)["schemaStore"] = nil
+	if d := cmp.Diff(gopls(), Builtins()["gopls"]); d != "" {
+		t.Errorf("Builtins() after a caller's change (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(yamlLS(), Builtins()["yaml-language-server"]); d != "" {
+		t.Errorf("Builtins() after a caller's change (-want +got):\n%s", d)
+	}
+}
