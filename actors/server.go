@@ -96,6 +96,7 @@ type serverActor struct {
 	pid      int
 	caps     serverCaps
 	regs     map[string]messages.Registration
+	matchers map[string]*WatchMatcher // compiled didChangeWatchedFiles registrations
 	progress map[string]bool
 
 	calls   map[uint64]*call // requests sent or queued
@@ -165,6 +166,8 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.scheduleIdle(ctx)
 	case *messages.GetServerStatus:
 		ctx.Respond(a.status())
+	case *messages.FilesChanged:
+		a.onFilesChanged(m)
 	case *messages.StopServer:
 		ctx.Stop(ctx.Self())
 	}
@@ -175,6 +178,7 @@ func (a *serverActor) onStarted(ctx actor.Context) {
 	a.calls = make(map[uint64]*call)
 	a.timers = make(map[uint64]*time.Timer)
 	a.regs = make(map[string]messages.Registration)
+	a.matchers = make(map[string]*WatchMatcher)
 	a.progress = make(map[string]bool)
 	a.start(ctx)
 	a.scheduleIdle(ctx)

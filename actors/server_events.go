@@ -158,6 +158,7 @@ func (a *serverActor) onRegister(params json.RawMessage) {
 	}
 	for _, r := range p.Registrations {
 		a.regs[r.ID] = messages.Registration{ID: r.ID, Method: r.Method, RegisterOptions: r.RegisterOptions}
+		delete(a.matchers, r.ID)
 	}
 }
 
@@ -173,5 +174,6 @@ func (a *serverActor) onUnregister(params json.RawMessage) {
 	}
 	for _, r := range p.Unregisterations {
 		delete(a.regs, r.ID)
+		delete(a.matchers, r.ID)
 	}
 }

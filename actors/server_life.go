@@ -30,6 +30,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	a.pid = 0
 	a.caps = serverCaps{}
 	clear(a.regs)
+	clear(a.matchers)
 	clear(a.progress)
 	a.setState(ctx, messages.StateStarting, nil)
 

@@ -178,3 +178,19 @@ func (r *Registry) Extensions() []string {
 	}
 	return slices.Sorted(maps.Keys(set))
 }
+
+// RegistryOf returns a registry of exactly the given servers, without the
+// built-ins (for embedders that configure everything in code, and tests).
+// The servers are copied; they are not validated.
+func RegistryOf(servers ...*Server) *Registry {
+	r := &Registry{servers: make(map[string]*Server, len(servers))}
+	for _, s := range servers {
+		r.servers[s.ID] = s.Clone()
+	}
+	for _, id := range slices.Sorted(maps.Keys(r.servers)) {
+		if !r.servers[id].Disabled {
+			r.ids = append(r.ids, id)
+		}
+	}
+	return r
+}

@@ -2,14 +2,18 @@
 # Installs the language servers agentlsp's tests and demo use into a cache
 # directory that later runs reuse: $AGENTLSP_CACHE (default ~/.cache/agentlsp).
 #   bin/        Go-built servers (gopls)
+#   npm/        npm-installed servers (node_modules/.bin)
 # Usage: scripts/install-servers.sh [server...]   (default: all)
-# Servers: gopls
+# Servers: gopls pyright typescript
 set -euo pipefail
 
 CACHE="${AGENTLSP_CACHE:-$HOME/.cache/agentlsp}"
 BIN="$CACHE/bin"
 GOPLS_VERSION="v0.23.0"
-mkdir -p "$BIN"
+NPM="$CACHE/npm"
+# Versions that work with the node 20 of these machines (DESIGN.md section 6).
+NPM_PACKAGES=(pyright@1.1.414 typescript-language-server@5.3.0 typescript@5.9.3)
+mkdir -p "$BIN" "$NPM"
 
 log() { echo "install-servers: $*" >&2; }
 
@@ -24,11 +28,26 @@ install_gopls() {
   go telemetry off >/dev/null 2>&1 || true
 }
 
+# npm_install installs the pinned npm packages once into $NPM.
+npm_install() {
+  local stamp="$NPM/.installed" want="${NPM_PACKAGES[*]}"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$NPM/node_modules/.bin/pyright-langserver" ]; then
+    log "npm servers already in $NPM"
+    return
+  fi
+  command -v npm >/dev/null || { log "npm is required for pyright and typescript-language-server"; exit 1; }
+  log "installing ${want} into $NPM"
+  (cd "$NPM" && [ -f package.json ] || echo '{"private":true}' > "$NPM/package.json")
+  npm install --prefix "$NPM" --no-audit --no-fund --loglevel=error "${NPM_PACKAGES[@]}" >&2
+  echo "$want" > "$stamp"
+}
+
 servers=("$@")
-[ ${#servers[@]} -eq 0 ] && servers=(gopls)
+[ ${#servers[@]} -eq 0 ] && servers=(gopls pyright typescript)
 for s in "${servers[@]}"; do
   case "$s" in
     gopls) install_gopls ;;
+    pyright|typescript) npm_install ;;
     *) log "unknown server: $s"; exit 2 ;;
   esac
 done

@@ -1,0 +1,3 @@
+module example.com/mod1
+
+go 1.22

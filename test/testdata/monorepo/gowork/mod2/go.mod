@@ -1,0 +1,3 @@
+module example.com/mod2
+
+go 1.22

@@ -1,0 +1,3 @@
+package svca
+
+func A() int { return 1 }

@@ -1,0 +1,3 @@
+module example.com/svca
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/svcb
+
+go 1.22

@@ -1,0 +1,3 @@
+package deep
+
+func B() int { return 2 }
