@@ -1,0 +1,6 @@
+package cross
+
+// Total uses B from b.go.
+func Total() int {
+	return B() + 1
+}

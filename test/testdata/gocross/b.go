@@ -1,0 +1,4 @@
+package cross
+
+// B is used by a.go.
+func B() int { return 41 }

@@ -1,0 +1,3 @@
+module example.com/cross
+
+go 1.22

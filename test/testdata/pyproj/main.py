@@ -1,0 +1,3 @@
+from util import helper
+
+print(helper(1))

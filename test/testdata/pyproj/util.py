@@ -1,0 +1,2 @@
+def helper(x: int) -> int:
+    return x + 1

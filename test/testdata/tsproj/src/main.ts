@@ -1,0 +1,3 @@
+import { helper } from "./util";
+
+console.log(helper(1));
