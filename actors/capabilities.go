@@ -108,11 +108,11 @@ func initializeParams(root string, initOptions json.RawMessage) map[string]any {
 // serverCaps is what the actor needs from the server's capabilities.
 type serverCaps struct {
 	raw        json.RawMessage
-	syncKind   int    // 0 none, 1 full, 2 incremental
-	openClose  bool   // whether didOpen/didClose are wanted
-	save       bool   // whether didSave is wanted
-	encoding   string // utf-16 (default), utf-8 or utf-32
-	pull       bool   // static diagnosticProvider
+	syncKind   int           // 0 none, 1 full, 2 incremental
+	openClose  bool          // whether didOpen/didClose are wanted
+	save       bool          // whether didSave is wanted
+	encoding   string        // utf-16 (default), utf-8 or utf-32
+	pull       *pullProvider // static diagnosticProvider, nil when none
 	serverName string
 }
 
@@ -141,7 +141,7 @@ func parseCaps(result json.RawMessage) (serverCaps, error) {
 	if c.PositionEncoding != "" {
 		caps.encoding = c.PositionEncoding
 	}
-	caps.pull = len(c.DiagnosticProvider) > 0 && string(c.DiagnosticProvider) != "null" && string(c.DiagnosticProvider) != "false"
+	caps.pull = parsePullProvider(c.DiagnosticProvider)
 	caps.syncKind, caps.openClose, caps.save = parseSync(c.TextDocumentSync)
 	return caps, nil
 }
@@ -165,4 +165,25 @@ func parseSync(raw json.RawMessage) (kind int, openClose, save bool) {
 	}
 	save = len(o.Save) > 0 && string(o.Save) != "false" && string(o.Save) != "null"
 	return o.Change, o.OpenClose, save
+}
+
+// pullProvider is one source of pull diagnostics (LSP 3.17): the static
+// diagnosticProvider or a dynamic textDocument/diagnostic registration.
+type pullProvider struct {
+	identifier string // "" when the server gives none
+	interFile  bool   // a change in one file may change others' diagnostics
+}
+
+// parsePullProvider reads DiagnosticOptions; nil when absent or false.
+func parsePullProvider(raw json.RawMessage) *pullProvider {
+	switch string(raw) {
+	case "", "null", "false":
+		return nil
+	}
+	var o struct {
+		Identifier            string `json:"identifier"`
+		InterFileDependencies bool   `json:"interFileDependencies"`
+	}
+	_ = json.Unmarshal(raw, &o) // `true` or a malformed object: no identifier
+	return &pullProvider{identifier: o.Identifier, interFile: o.InterFileDependencies}
 }

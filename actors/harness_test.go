@@ -116,20 +116,14 @@ func (h *harness) spawn(srv *config.Server, root string, edit func(*actors.Serve
 	return pid
 }
 
-// await waits for an event matching pred that was not consumed before.
+// await waits for an event matching pred and consumes it, so that a later
+// await cannot match the same event again.
 func (h *harness) await(what string, timeout time.Duration, pred func(any) bool) any {
 	h.t.Helper()
 	deadline := time.After(timeout)
-	seen := 0
 	for {
-		h.mu.Lock()
-		evs := h.events[seen:]
-		seen = len(h.events)
-		h.mu.Unlock()
-		for _, e := range evs {
-			if pred(e) {
-				return e
-			}
+		if e, ok := h.take(pred); ok {
+			return e
 		}
 		select {
 		case <-h.signal:
@@ -138,6 +132,18 @@ func (h *harness) await(what string, timeout time.Duration, pred func(any) bool)
 			h.t.Fatalf("timed out after %v waiting for %s", timeout, what)
 		}
 	}
+}
+
+func (h *harness) take(pred func(any) bool) (any, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, e := range h.events {
+		if _, isPID := e.(*actor.PID); !isPID && pred(e) {
+			h.events = append(h.events[:i], h.events[i+1:]...)
+			return e, true
+		}
+	}
+	return nil, false
 }
 
 // awaitState waits for a transition to state of the given incarnation (0: any).

@@ -97,6 +97,7 @@ type serverActor struct {
 	caps     serverCaps
 	regs     map[string]messages.Registration
 	matchers map[string]*WatchMatcher // compiled didChangeWatchedFiles registrations
+	pulls    map[string]*pullState    // pull diagnostics per document
 	progress map[string]bool
 
 	calls   map[uint64]*call // requests sent or queued
@@ -148,13 +149,15 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onCallRetry(ctx, m)
 	case *callExpired:
 		a.onCallExpired(ctx, m)
+	case *pullDone:
+		a.onPullDone(ctx, m)
 	case *messages.OpenDocument:
 		a.activity++
-		ctx.Respond(a.openDocument(m))
+		ctx.Respond(a.openDocument(ctx, m))
 		a.scheduleIdle(ctx)
 	case *messages.ChangeDocument:
 		a.activity++
-		ctx.Respond(a.changeDocument(m))
+		ctx.Respond(a.changeDocument(ctx, m))
 		a.scheduleIdle(ctx)
 	case *messages.SaveDocument:
 		a.activity++
@@ -179,6 +182,7 @@ func (a *serverActor) onStarted(ctx actor.Context) {
 	a.timers = make(map[uint64]*time.Timer)
 	a.regs = make(map[string]messages.Registration)
 	a.matchers = make(map[string]*WatchMatcher)
+	a.pulls = make(map[string]*pullState)
 	a.progress = make(map[string]bool)
 	a.start(ctx)
 	a.scheduleIdle(ctx)

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"github.com/asynkron/protoactor-go/actor"
 	"go.lsp.dev/protocol"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -13,13 +14,13 @@ import (
 // Versions are strictly increasing per document for the actor's lifetime,
 // across all agents and across close and re-open.
 
-func (a *serverActor) openDocument(m *messages.OpenDocument) *messages.DocumentSynced {
+func (a *serverActor) openDocument(ctx actor.Context, m *messages.OpenDocument) *messages.DocumentSynced {
 	d, ok := a.st.docs[m.URI]
 	if ok && d.open {
 		if m.LanguageID != "" {
 			d.languageID = m.LanguageID
 		}
-		return a.changeDocument(&messages.ChangeDocument{URI: m.URI, Text: m.Text})
+		return a.changeDocument(ctx, &messages.ChangeDocument{URI: m.URI, Text: m.Text})
 	}
 	if !ok {
 		d = &document{uri: m.URI}
@@ -27,11 +28,11 @@ func (a *serverActor) openDocument(m *messages.OpenDocument) *messages.DocumentS
 	}
 	d.languageID, d.text, d.open = m.LanguageID, m.Text, true
 	d.version++
-	a.sendOpen(d)
+	a.sendOpen(ctx, d)
 	return a.synced(d, true)
 }
 
-func (a *serverActor) changeDocument(m *messages.ChangeDocument) *messages.DocumentSynced {
+func (a *serverActor) changeDocument(ctx actor.Context, m *messages.ChangeDocument) *messages.DocumentSynced {
 	d, ok := a.st.docs[m.URI]
 	if !ok || !d.open {
 		return &messages.DocumentSynced{URI: m.URI, Err: messages.ErrNotOpen}
@@ -49,6 +50,8 @@ func (a *serverActor) changeDocument(m *messages.ChangeDocument) *messages.Docum
 			},
 			"contentChanges": []any{a.changeEvent(old, d.text)},
 		})
+		a.pull(ctx, d)
+		a.pullOthers(ctx, d.uri)
 	}
 	return a.synced(d, true)
 }
@@ -93,6 +96,7 @@ func (a *serverActor) closeDocument(m *messages.CloseDocument) *messages.Documen
 	}
 	d.open = false
 	d.text = "" // the version is kept so a re-open continues the sequence
+	delete(a.pulls, d.uri)
 	if a.running() && a.caps.openClose {
 		a.notify("textDocument/didClose", protocol.DidCloseTextDocumentParams{TextDocument: textDoc(d.uri)})
 	}
@@ -100,18 +104,19 @@ func (a *serverActor) closeDocument(m *messages.CloseDocument) *messages.Documen
 }
 
 // reopenAll sends didOpen for every open document to a (re)started server.
-func (a *serverActor) reopenAll() {
+func (a *serverActor) reopenAll(ctx actor.Context) {
 	for _, d := range a.st.docs {
 		if d.open {
-			a.sendOpen(d)
+			a.sendOpen(ctx, d)
 		}
 	}
 }
 
-func (a *serverActor) sendOpen(d *document) {
+func (a *serverActor) sendOpen(ctx actor.Context, d *document) {
 	if !a.running() || !a.caps.openClose {
 		return
 	}
+	defer a.pull(ctx, d)
 	a.notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{
 		TextDocument: protocol.TextDocumentItem{
 			URI: protocol.DocumentURI(d.uri), LanguageID: protocol.LanguageIdentifier(d.languageID),

@@ -20,7 +20,11 @@ func (a *serverActor) onEvent(ctx actor.Context, m *incEvent) {
 	case "$/progress":
 		a.onProgress(ctx, m.params)
 	case "client/registerCapability":
-		a.onRegister(m.params)
+		if a.onRegister(m.params) {
+			a.onRefresh(ctx) // a new pull provider pulls the open documents
+		}
+	case "workspace/diagnostic/refresh":
+		a.onRefresh(ctx)
 	case "client/unregisterCapability":
 		a.onUnregister(m.params)
 	case "window/logMessage", "window/showMessage":
@@ -100,9 +104,7 @@ func (a *serverActor) onPublish(ctx actor.Context, m *incEvent) {
 	for i := range p.Diagnostics {
 		out.Diagnostics[i] = p.Diagnostics[i].value()
 	}
-	for _, o := range a.cfg.Observers {
-		ctx.Send(o, out)
-	}
+	a.publish(ctx, out)
 }
 
 func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
@@ -145,7 +147,9 @@ func tokenText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func (a *serverActor) onRegister(params json.RawMessage) {
+// onRegister records registrations; it reports whether one is a pull
+// diagnostics provider.
+func (a *serverActor) onRegister(params json.RawMessage) (pull bool) {
 	var p struct {
 		Registrations []struct {
 			ID              string          `json:"id"`
@@ -154,12 +158,14 @@ func (a *serverActor) onRegister(params json.RawMessage) {
 		} `json:"registrations"`
 	}
 	if json.Unmarshal(params, &p) != nil {
-		return
+		return false
 	}
 	for _, r := range p.Registrations {
 		a.regs[r.ID] = messages.Registration{ID: r.ID, Method: r.Method, RegisterOptions: r.RegisterOptions}
 		delete(a.matchers, r.ID)
+		pull = pull || r.Method == pullMethod
 	}
+	return pull
 }
 
 func (a *serverActor) onUnregister(params json.RawMessage) {

@@ -31,6 +31,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	a.caps = serverCaps{}
 	clear(a.regs)
 	clear(a.matchers)
+	clear(a.pulls)
 	clear(a.progress)
 	a.setState(ctx, messages.StateStarting, nil)
 
@@ -96,7 +97,7 @@ func (a *serverActor) onIncStarted(ctx actor.Context, m *incStarted) {
 	}
 	a.caps, a.pid, a.broken, a.lastErr = caps, m.pid, false, nil
 	a.setState(ctx, messages.StateRunning, nil)
-	a.reopenAll()
+	a.reopenAll(ctx)
 	a.flushQueued(ctx)
 }
 

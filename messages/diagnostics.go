@@ -60,6 +60,9 @@ type PublishedDiagnostics struct {
 	Version     int32
 	HasVersion  bool
 	Incarnation int
+	// Pulled: the result of textDocument/diagnostic pulls for Version (all
+	// the server's identifiers), complete as it stands; else a push.
+	Pulled      bool
 	Diagnostics []Diagnostic
 }
 

@@ -97,8 +97,13 @@ func (s *server) didClose(params json.RawMessage) {
 	delete(s.docs, uri)
 }
 
-// didSave is only recorded.
-func (s *server) didSave(json.RawMessage) {}
+// didSave is recorded; with --refresh-on-save it asks the client to pull
+// diagnostics again (workspace/diagnostic/refresh).
+func (s *server) didSave(json.RawMessage) {
+	if s.cfg.refreshOnSave {
+		s.call(s.internalID(), "workspace/diagnostic/refresh", nil, nil)
+	}
+}
 
 // documentText answers fake/documentText with the fake's copy.
 func (s *server) documentText(r *request) {

@@ -24,6 +24,7 @@ type config struct {
 	positionEnc     string // "utf-16" or "utf-8": what the fake offers
 	exitCode        int
 	noPush          bool
+	refreshOnSave   bool
 	noVersion       bool
 	phased          time.Duration
 	pushDelay       time.Duration
@@ -78,6 +79,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.StringVar(&c.positionEnc, "position-encoding", "utf-16", "position encoding to choose if the client offers it: utf-16 or utf-8")
 	fs.IntVar(&c.exitCode, "exit-code", 0, "exit code on the exit notification")
 	fs.BoolVar(&c.noPush, "no-push", false, "never publish diagnostics")
+	fs.BoolVar(&c.refreshOnSave, "refresh-on-save", false, "on didSave, send workspace/diagnostic/refresh")
 	fs.BoolVar(&c.noVersion, "no-version", false, "omit the version from published diagnostics")
 	fs.DurationVar(&c.phased, "phased", 0, "publish SYNTAX diagnostics first, then all of them after this `duration`")
 	fs.DurationVar(&c.pushDelay, "push-delay", 0, "delay every publication by this `duration`")

@@ -1,0 +1,133 @@
+package messages
+
+import "time"
+
+// Status says how far a diagnostics answer can be trusted.
+type Status string
+
+// The statuses of a diagnostics answer, from best to worst.
+const (
+	// StatusFresh: every server produced diagnostics for the current version.
+	StatusFresh Status = "fresh"
+	// StatusStale: what is known describes an older version of the file.
+	StatusStale Status = "stale"
+	// StatusTimeout: the wait ended before every server answered; what did
+	// arrive is included.
+	StatusTimeout Status = "timeout"
+	// StatusNotReady: a server is still starting or indexing.
+	StatusNotReady Status = "not_ready"
+	// StatusNoServer: no server handles the file.
+	StatusNoServer Status = "no_server"
+	// StatusServerBroken: a server that handles the file is broken.
+	StatusServerBroken Status = "server_broken"
+)
+
+// Rank orders statuses from best (0) to worst.
+func (s Status) Rank() int {
+	switch s {
+	case StatusFresh:
+		return 0
+	case StatusStale:
+		return 1
+	case StatusTimeout:
+		return 2
+	case StatusNotReady:
+		return 3
+	case StatusNoServer:
+		return 4
+	case StatusServerBroken:
+		return 5
+	}
+	return 6
+}
+
+// EditStarted tells the diagnostics actor that a session is about to
+// change a document: it snapshots the current diagnostics as the edit's
+// baseline. It must be sent before the change reaches the router, so it is
+// processed before any diagnostics for the new version. No reply.
+type EditStarted struct {
+	EditID  uint64
+	Session string
+	URI     string
+}
+
+// AwaitEdit asks for the diagnostics an edit caused, once every server in
+// Servers produced diagnostics for the version it got (or Timeout passes).
+// The reply is EditResult.
+type AwaitEdit struct {
+	EditID  uint64
+	Session string
+	URI     string
+	Servers []ServerVersion
+	// Timeout bounds the wait (zero: 3s); Settle is the window after a push
+	// for servers that publish in phases (zero: 150ms).
+	Timeout time.Duration
+	Settle  time.Duration
+	// All reports every current diagnostic of the file, not only those the
+	// edit added.
+	All bool
+	// MinSeverity filters (zero: errors only).
+	MinSeverity Severity
+	// MaxEdited and MaxOtherFiles cap the result (zero: 20 and 5).
+	MaxEdited     int
+	MaxOtherFiles int
+}
+
+// EditResult answers AwaitEdit: the edited file first, then up to
+// MaxOtherFiles other files in which the edit made new errors appear.
+type EditResult struct {
+	EditID  uint64
+	Status  Status
+	Files   []FileReport
+	Elapsed time.Duration
+}
+
+// FileReport is the diagnostics of one file in an answer.
+type FileReport struct {
+	URI         string
+	Status      Status
+	Diagnostics []Diagnostic
+	More        int      // how many more there were beyond the cap
+	Servers     []string // servers whose diagnostics are included
+	Detail      string   // why the status is not fresh, when it is not
+}
+
+// Subscribe registers the sender as the session's subscriber for passive
+// diagnostic batches. The diagnostics actor sends it DiagnosticBatch
+// messages, one at a time: the next only after a BatchAck (so a slow
+// subscriber never makes anything grow; what is new meanwhile is merged
+// within the caps). No reply.
+type Subscribe struct {
+	Session string
+}
+
+// Unsubscribe ends a session's subscription and forgets what was
+// delivered to it. No reply.
+type Unsubscribe struct {
+	Session string
+}
+
+// BatchAck acknowledges the last DiagnosticBatch. No reply.
+type BatchAck struct {
+	Session string
+}
+
+// DiagnosticBatch is what is new to a session since its last batch: at
+// most 10 diagnostics per file and 30 per batch, errors first, each
+// diagnostic delivered to a session once.
+type DiagnosticBatch struct {
+	Session string
+	Files   []FileReport
+}
+
+// GetDiagnostics asks for the current diagnostics of files, without
+// waiting. The reply is DiagnosticsSnapshot.
+type GetDiagnostics struct {
+	URIs        []string
+	MinSeverity Severity
+}
+
+// DiagnosticsSnapshot answers GetDiagnostics.
+type DiagnosticsSnapshot struct {
+	Files []FileReport
+}
