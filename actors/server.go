@@ -101,8 +101,7 @@ type serverActor struct {
 	progress map[string]bool
 
 	calls   map[uint64]*call // requests sent or queued
-	timers  map[uint64]*time.Timer
-	timerID uint64
+	timers  *timers
 	broken  bool
 	lastErr error
 	// activity counts requests and document messages received; idleSeq
@@ -134,8 +133,7 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 	case *restartNow:
 		a.onRestartNow(ctx, m)
 	case *timerFired:
-		delete(a.timers, m.id)
-		a.handle(ctx, m.msg)
+		a.handle(ctx, a.timers.fired(m))
 	case *idleCheck:
 		a.onIdleCheck(ctx, m)
 	case *messages.Request:
@@ -179,7 +177,7 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 func (a *serverActor) onStarted(ctx actor.Context) {
 	a.self = ctx.Self()
 	a.calls = make(map[uint64]*call)
-	a.timers = make(map[uint64]*time.Timer)
+	a.timers = newTimers(ctx)
 	a.regs = make(map[string]messages.Registration)
 	a.matchers = make(map[string]*WatchMatcher)
 	a.pulls = make(map[string]*pullState)
@@ -212,27 +210,16 @@ func (a *serverActor) onRestarting(ctx actor.Context) {
 	a.failAll(ctx, a.serverError(messages.ErrServerCrashed, errActorRestarted, nil))
 }
 
-// timerFired wraps a message sent by one of the actor's timers, so the
-// actor forgets the timer when it fires.
-type timerFired struct {
-	id  uint64
-	msg any
-}
-
 // after sends msg to the actor after d, on a timer the actor stops when it
 // stops.
-func (a *serverActor) after(ctx actor.Context, d time.Duration, msg any) {
-	root, self := ctx.ActorSystem().Root, a.self
-	a.timerID++
-	fired := &timerFired{id: a.timerID, msg: msg}
-	a.timers[a.timerID] = time.AfterFunc(d, func() { root.Send(self, fired) })
+func (a *serverActor) after(_ actor.Context, d time.Duration, msg any) {
+	a.timers.after(d, msg)
 }
 
 func (a *serverActor) stopTimers() {
-	for _, t := range a.timers {
-		t.Stop()
+	if a.timers != nil {
+		a.timers.stopAll()
 	}
-	clear(a.timers)
 }
 
 // send returns a function that delivers messages to this actor from any

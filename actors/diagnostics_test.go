@@ -1,0 +1,225 @@
+package actors_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// onePy is a workspace (the monorepo) and the path of its Python file,
+// served by one fake server with flags.
+func onePy(t *testing.T, h *harness, cfg actors.DiagnosticsConfig, flags ...string) (*pipeline, string) {
+	ws := monorepo(t)
+	reg := config.RegistryOf(fakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil, flags...))
+	return h.pipeline(ws, reg, cfg), filepath.Join(ws, "py", "pkg", "app.py")
+}
+
+func TestEditWaitsForBothPhases(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{}, "--phased", "100ms")
+	res := p.edit("a", path, "x = ( # SYNTAX: unclosed paren\ny # ERROR: undefined y\n", nil)
+	if res.Status != messages.StatusFresh {
+		t.Errorf("status = %s (%s), want fresh", res.Status, res.Files[0].Detail)
+	}
+	if got, want := messagesOf(res.Files[0]), []string{"unclosed paren", "undefined y"}; !cmp.Equal(got, want) {
+		t.Errorf("diagnostics = %v, want both phases %v", got, want)
+	}
+}
+
+func TestOlderVersionNeverSatisfiesNewerEdit(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{}, "--push-delay", "300ms")
+	// Version 1 is synced without waiting; its diagnostics arrive late,
+	// while the edit to version 2 waits.
+	h.sync(p.router, "a", path, messages.SyncOpen, "a # ERROR: from version one\n")
+	res := p.edit("a", path, "b # ERROR: from version two\n", nil)
+	if got := messagesOf(res.Files[0]); !cmp.Equal(got, []string{"from version two"}) || res.Status != messages.StatusFresh {
+		t.Errorf("edit to v2 = %s %v, want fresh [from version two]", res.Status, got)
+	}
+}
+
+func TestServerWithoutVersionsByArrival(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{}, "--no-version")
+	p.edit("a", path, "a # ERROR: first\n", nil)
+	res := p.edit("a", path, "a # ERROR: first\nb # ERROR: second\n", nil)
+	if got := messagesOf(res.Files[0]); !cmp.Equal(got, []string{"second"}) || res.Status != messages.StatusFresh {
+		t.Errorf("edit = %s %v, want fresh [second]", res.Status, got)
+	}
+}
+
+func TestPullServerNeedsNoSettle(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{}, "--pull", "--no-push")
+	slowSettle := func(r *messages.AwaitEdit) { r.Settle, r.Timeout = 30*time.Second, time.Minute }
+	res := p.edit("a", path, "a # ERROR: pulled\n", slowSettle)
+	if got := messagesOf(res.Files[0]); !cmp.Equal(got, []string{"pulled"}) || res.Status != messages.StatusFresh {
+		t.Errorf("edit = %s %v", res.Status, got)
+	}
+	// A 30 s settle window was not waited for: the pull result is complete.
+	if res.Elapsed > 15*time.Second {
+		t.Errorf("released after %v: the settle window was applied to a pull", res.Elapsed)
+	}
+}
+
+func TestTimeoutCarriesPartialResults(t *testing.T) {
+	h := newHarness(t)
+	ws := monorepo(t)
+	reg := config.RegistryOf(
+		fakeDef(t, "fake-go", []string{".go"}, []string{"go.mod"}, nil),
+		fakeDef(t, "fake-lint", []string{".go"}, nil, nil, "--no-push"),
+	)
+	p := h.pipeline(ws, reg, actors.DiagnosticsConfig{})
+	res := p.edit("a", filepath.Join(ws, "svc-a", "a.go"), "package svca // ERROR: from fake-go\n",
+		func(r *messages.AwaitEdit) { r.Timeout = 500 * time.Millisecond })
+	f := res.Files[0]
+	if res.Status != messages.StatusTimeout || !cmp.Equal(messagesOf(f), []string{"from fake-go"}) {
+		t.Errorf("edit = %s %v, want timeout with fake-go's diagnostic", res.Status, messagesOf(f))
+	}
+	if !strings.Contains(f.Detail, "fake-lint: timed out") {
+		t.Errorf("detail = %q, want fake-lint named", f.Detail)
+	}
+}
+
+func TestNotReadyWhileIndexing(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{}, "--progress", "1h", "--no-push")
+	h.sync(p.router, "a", path, messages.SyncOpen, "a\n") // starts the server
+	h.await("indexing progress", 10*time.Second, func(e any) bool {
+		pr, ok := e.(*messages.Progress)
+		return ok && pr.Active
+	})
+	res := p.edit("a", path, "b\n", func(r *messages.AwaitEdit) { r.Timeout = 300 * time.Millisecond })
+	if res.Status != messages.StatusNotReady {
+		t.Errorf("status = %s (%s), want not_ready", res.Status, res.Files[0].Detail)
+	}
+}
+
+func TestDeltaExcludesPreexisting(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{})
+	p.edit("a", path, "a # ERROR: old\n", nil)
+	text := "a # ERROR: old\nb # ERROR: new\nc # WARN: a warning\n"
+	res := p.edit("a", path, text, nil)
+	if got := messagesOf(res.Files[0]); !cmp.Equal(got, []string{"new"}) {
+		t.Errorf("delta = %v, want [new]", got)
+	}
+	res = p.edit("a", path, text+"\n", func(r *messages.AwaitEdit) { r.All, r.MinSeverity = true, messages.SeverityWarning })
+	if got := messagesOf(res.Files[0]); !cmp.Equal(got, []string{"old", "new", "a warning"}) {
+		t.Errorf("all = %v, want [old new a warning]", got)
+	}
+	res = p.edit("a", path, "fixed\n", nil)
+	if len(res.Files[0].Diagnostics) != 0 || res.Status != messages.StatusFresh {
+		t.Errorf("after the fix = %s %v, want fresh and clean", res.Status, messagesOf(res.Files[0]))
+	}
+}
+
+func TestCapsAndOverflowCounts(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{})
+	var b strings.Builder
+	for i := 0; i < 25; i++ {
+		fmt.Fprintf(&b, "x%02d # ERROR: e%02d\n", i, i)
+	}
+	res := p.edit("a", path, b.String(), nil)
+	f := res.Files[0]
+	if len(f.Diagnostics) != 20 || f.More != 5 || f.Diagnostics[0].Message != "e00" || f.Diagnostics[19].Message != "e19" {
+		t.Errorf("edited file = %d shown (%v...) + %d more, want 20 + 5", len(f.Diagnostics), messagesOf(f)[:1], f.More)
+	}
+}
+
+func TestFloodStaysWithinCaps(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{}, "--flood", "100000")
+	res := p.edit("a", path, "flood\n", func(r *messages.AwaitEdit) { r.Timeout = time.Minute })
+	f := res.Files[0]
+	if len(f.Diagnostics) != 20 || f.More != 99980 {
+		t.Errorf("flood: %d shown + %d more, want 20 + 99980", len(f.Diagnostics), f.More)
+	}
+}
+
+func TestSessionsDedupIndependently(t *testing.T) {
+	h := newHarness(t)
+	p, path := onePy(t, h, actors.DiagnosticsConfig{BatchDelay: 20 * time.Millisecond})
+	subA, subB := p.subscribe("A"), p.subscribe("B")
+	h.sync(p.router, "A", path, messages.SyncOpen, "a # ERROR: one\n")
+	for _, s := range []*subscriber{subA, subB} {
+		b := s.next(t, 1)
+		if len(b.Files) != 1 || !cmp.Equal(messagesOf(b.Files[0]), []string{"one"}) {
+			t.Errorf("first batch = %+v", b)
+		}
+	}
+	h.sys.Root.Send(p.diag, &messages.BatchAck{Session: "A"})
+	h.sys.Root.Send(p.diag, &messages.BatchAck{Session: "B"})
+	// Republished unchanged: nothing new to either session. Then a new
+	// error: each session gets only that one.
+	h.sync(p.router, "A", path, messages.SyncChange, "a # ERROR: one\n\n")
+	h.sync(p.router, "A", path, messages.SyncChange, "a # ERROR: one\n\nb # ERROR: two\n")
+	for name, s := range map[string]*subscriber{"A": subA, "B": subB} {
+		b := s.next(t, 2)
+		if len(b.Files) != 1 || !cmp.Equal(messagesOf(b.Files[0]), []string{"two"}) {
+			t.Errorf("session %s second batch = %v, want only [two]", name, b.Files)
+		}
+	}
+}
+
+func TestPassiveBatchCapsAndSlowSubscriber(t *testing.T) {
+	h := newHarness(t)
+	ws := monorepo(t)
+	reg := config.RegistryOf(fakeDef(t, "fake-go", []string{".go"}, []string{"go.mod"}, nil))
+	p := h.pipeline(ws, reg, actors.DiagnosticsConfig{BatchDelay: 20 * time.Millisecond})
+	sub := p.subscribe("S")
+	files := []string{"svc-a/a.go", "svc-a/b.go", "svc-a/c.go", "svc-a/d.go"}
+	for i, f := range files {
+		var b strings.Builder
+		for j := 0; j < 12; j++ {
+			fmt.Fprintf(&b, "x // ERROR: f%d-%02d\n", i, j)
+		}
+		full := filepath.Join(ws, f)
+		writeFile(t, full, "package svca\n")
+		h.sync(p.router, "S", full, messages.SyncOpen, b.String())
+	}
+	// The subscriber does not ack: however much changes, it has one batch.
+	first := sub.next(t, 1)
+	shown, more := 0, 0
+	for _, f := range first.Files {
+		if len(f.Diagnostics) > 10 {
+			t.Errorf("%s: %d diagnostics in one file, cap is 10", f.URI, len(f.Diagnostics))
+		}
+		shown += len(f.Diagnostics)
+		more += f.More
+	}
+	if shown > 30 {
+		t.Errorf("batch shows %d diagnostics, cap is 30", shown)
+	}
+	if sub.count() != 1 {
+		t.Errorf("%d batches sent without an ack, want 1", sub.count())
+	}
+	// After acks, everything is eventually delivered exactly once.
+	total := shown
+	for n := 2; total < 48; n++ {
+		h.sys.Root.Send(p.diag, &messages.BatchAck{Session: "S"})
+		for _, f := range sub.next(t, n).Files {
+			total += len(f.Diagnostics)
+		}
+	}
+	if total != 48 {
+		t.Errorf("delivered %d diagnostics in all, want 48 exactly once", total)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
