@@ -16,7 +16,7 @@ func clientCapabilities() map[string]any {
 	dynamic := map[string]any{"dynamicRegistration": true}
 	return map[string]any{
 		"general": map[string]any{
-			"positionEncodings": []string{"utf-16", "utf-8"},
+			"positionEncodings": []string{"utf-16"}, // one encoding for every server: see textpos
 		},
 		"window": map[string]any{
 			"workDoneProgress": true,

@@ -22,8 +22,11 @@ func (a *diagnosticsActor) editResult(e *edit, timedOut string) *messages.EditRe
 	if maxEdited <= 0 {
 		maxEdited = dedup.EditedFile
 	}
-	if maxOther <= 0 {
+	switch {
+	case maxOther == 0:
 		maxOther = dedup.OtherFiles
+	case maxOther < 0:
+		maxOther = 0
 	}
 	status, detail := a.editStatus(e, timedOut)
 	res := &messages.EditResult{EditID: e.id, Status: status}

@@ -68,7 +68,8 @@ type AwaitEdit struct {
 	All bool
 	// MinSeverity filters (zero: errors only).
 	MinSeverity Severity
-	// MaxEdited and MaxOtherFiles cap the result (zero: 20 and 5).
+	// MaxEdited and MaxOtherFiles cap the result (zero: 20 and 5; a
+	// negative MaxOtherFiles reports no other file).
 	MaxEdited     int
 	MaxOtherFiles int
 }
@@ -85,6 +86,7 @@ type EditResult struct {
 // FileReport is the diagnostics of one file in an answer.
 type FileReport struct {
 	URI         string
+	Path        string // the file's path, filled in by the API (not the actors)
 	Status      Status
 	Diagnostics []Diagnostic
 	More        int      // how many more there were beyond the cap

@@ -21,6 +21,7 @@ const module = "github.com/agentlsp/agentlsp"
 // files of every package may, which go list -f .Imports does not show).
 var rank = map[string]int{
 	"messages":   0,
+	"textpos":    0,
 	"transport":  1,
 	"dedup":      1,
 	"supervisor": 1,

@@ -1,0 +1,246 @@
+// Package agentlsp gives AI coding agents the code intelligence of real
+// language servers. Start a Runtime for a workspace, open a Session per
+// agent, and edit documents, wait for the diagnostics an edit caused,
+// navigate code, and receive passive diagnostic batches.
+//
+// The runtime is an actor system (protoactor-go): a router actor maps files
+// to language-server actors (one per server and project root, shared by
+// every session), and a diagnostics actor ties diagnostics to document
+// versions. This package is the thin typed edge over those actors;
+// orchestrators that speak actors can send the messages package's types to
+// Runtime.Router and Runtime.Diagnostics directly.
+//
+// All methods are safe for concurrent use. Every call that waits takes a
+// context and returns when it is cancelled, when its answer arrives, or when
+// the runtime shuts down (ErrShutdown); no call leaves a goroutine behind.
+package agentlsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/supervisor"
+)
+
+// Config configures a Runtime. Zero values are the documented defaults.
+type Config struct {
+	// Workspace is the root every path must stay inside (required).
+	Workspace string
+	// ConfigFile is an agentlsp JSON config, an opencode.json or a Claude
+	// Code .lsp.json; "" uses the built-in servers only.
+	ConfigFile string
+	// Registry, when set, is used instead of ConfigFile and the built-ins.
+	Registry *config.Registry
+	// ServerPath lists directories searched for server commands before
+	// PATH (default: $AGENTLSP_CACHE/bin and $AGENTLSP_CACHE/npm/node_modules/.bin,
+	// where scripts/install-servers.sh installs them; AGENTLSP_CACHE
+	// defaults to ~/.cache/agentlsp).
+	ServerPath []string
+	// NoWatch disables the file watcher.
+	NoWatch bool
+	// DiagnosticsTimeout overrides the servers' wait for diagnostics after
+	// an edit (default: each server's diagnosticsTimeout, 3s).
+	DiagnosticsTimeout time.Duration
+	// Settle is the window after a push for servers that publish in phases
+	// (default 150ms).
+	Settle time.Duration
+	// MinSeverity of reported diagnostics (default: errors only).
+	MinSeverity messages.Severity
+	// Policy is the servers' restart policy (default: 500ms doubling to
+	// 30s, 5 crashes in 3 minutes).
+	Policy supervisor.Policy
+	// Logger receives logs (never stdout); nil discards them.
+	Logger *slog.Logger
+}
+
+// Runtime is a running agentlsp for one workspace.
+type Runtime struct {
+	cfg       Config
+	workspace string
+	registry  *config.Registry
+	sys       *actor.ActorSystem
+	reaper    *actors.Reaper
+	router    *actor.PID
+	diag      *actor.PID
+
+	ids      atomic.Uint64
+	done     chan struct{} // closed by Shutdown
+	stopOnce sync.Once
+	mu       sync.Mutex
+	sessions map[string]*Session
+}
+
+// Start starts a runtime for cfg.Workspace. It is lazy: no language server
+// runs until a file needs one. It blocks only to read the configuration.
+func Start(ctx context.Context, cfg Config) (*Runtime, error) {
+	ws, err := workspaceRoot(cfg.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	rt := &Runtime{
+		cfg: cfg, workspace: ws, registry: reg, reaper: &actors.Reaper{},
+		sys: actors.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session),
+	}
+	rt.diag = rt.sys.Root.Spawn(actors.NewDiagnosticsProps(actors.DiagnosticsConfig{
+		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger,
+	}))
+	rt.router = rt.sys.Root.Spawn(actors.NewRouterProps(actors.RouterConfig{
+		Workspace: ws, Registry: reg, Reaper: rt.reaper, Observers: []*actor.PID{rt.diag},
+		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger,
+	}))
+	return rt, nil
+}
+
+func workspaceRoot(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("agentlsp: Config.Workspace is required")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("agentlsp: workspace %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("agentlsp: workspace %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("agentlsp: workspace %s is not a directory", dir)
+	}
+	return real, nil
+}
+
+// registry loads the configuration and resolves server commands against
+// ServerPath, so installed servers are found without touching PATH.
+func registry(cfg Config) (*config.Registry, error) {
+	reg := cfg.Registry
+	if reg == nil {
+		var file *config.File
+		if cfg.ConfigFile != "" {
+			f, err := config.LoadAny(cfg.ConfigFile)
+			if err != nil {
+				return nil, err
+			}
+			file = f
+		}
+		r, err := config.NewRegistry(file)
+		if err != nil {
+			return nil, err
+		}
+		reg = r
+	}
+	dirs := cfg.ServerPath
+	if dirs == nil {
+		dirs = DefaultServerPath()
+	}
+	servers := reg.Servers()
+	for _, s := range servers {
+		s.Command = resolveCommand(s.Command, dirs)
+	}
+	return config.RegistryOf(servers...), nil
+}
+
+// DefaultServerPath is where scripts/install-servers.sh installs servers.
+func DefaultServerPath() []string {
+	cache := os.Getenv("AGENTLSP_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "agentlsp")
+	}
+	return []string{filepath.Join(cache, "bin"), filepath.Join(cache, "npm", "node_modules", ".bin")}
+}
+
+func resolveCommand(cmd string, dirs []string) string {
+	if cmd == "" || filepath.IsAbs(cmd) || filepath.Base(cmd) != cmd {
+		return cmd
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, cmd)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return cmd
+}
+
+// Workspace is the workspace root (absolute, symlinks resolved).
+func (rt *Runtime) Workspace() string { return rt.workspace }
+
+// Router is the router actor, for orchestrators that send messages.
+func (rt *Runtime) Router() *actor.PID { return rt.router }
+
+// Diagnostics is the diagnostics actor.
+func (rt *Runtime) Diagnostics() *actor.PID { return rt.diag }
+
+// System is the actor system the runtime runs on.
+func (rt *Runtime) System() *actor.ActorSystem { return rt.sys }
+
+// Registry is the effective server configuration.
+func (rt *Runtime) Registry() *config.Registry { return rt.registry }
+
+// Shutdown ends every session, shuts every language server down gracefully
+// (shutdown, exit, then SIGKILL of its process group after its shutdown
+// timeout) and waits for every goroutine and process, bounded by ctx.
+// Calls in flight return ErrShutdown. It is safe to call more than once.
+func (rt *Runtime) Shutdown(ctx context.Context) error {
+	var err error
+	rt.stopOnce.Do(func() {
+		close(rt.done)
+		rt.mu.Lock()
+		sessions := rt.sessions
+		rt.sessions = map[string]*Session{}
+		rt.mu.Unlock()
+		for _, s := range sessions {
+			s.stop()
+		}
+		_ = rt.sys.Root.StopFuture(rt.router).Wait()
+		_ = rt.sys.Root.StopFuture(rt.diag).Wait()
+		if !rt.reaper.Wait(ctx) {
+			err = fmt.Errorf("agentlsp: shutdown: %w", ctx.Err())
+		}
+		rt.sys.Shutdown()
+	})
+	return err
+}
+
+// Session returns the session with that id, creating it on first use. A
+// session is one agent: its own diagnostics dedup state and subscription,
+// its own references on open documents.
+func (rt *Runtime) Session(id string) *Session {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if s, ok := rt.sessions[id]; ok {
+		return s
+	}
+	s := &Session{rt: rt, id: id}
+	rt.sessions[id] = s
+	return s
+}
+
+// closing reports whether Shutdown has begun.
+func (rt *Runtime) closing() bool {
+	select {
+	case <-rt.done:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,67 @@
+package agentlsp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// replyProcess is a process in the actor registry whose only job is to
+// hand one reply to a waiting call through a channel. Unlike a protoactor
+// future it needs no goroutine, so a call abandoned by its context leaves
+// nothing behind.
+type replyProcess struct {
+	ch chan any
+}
+
+func (p *replyProcess) SendUserMessage(_ *actor.PID, message any) {
+	_, msg, _ := actor.UnwrapEnvelope(message)
+	select {
+	case p.ch <- msg:
+	default: // a second reply: there is none in our protocols
+	}
+}
+
+func (p *replyProcess) SendSystemMessage(*actor.PID, any) {}
+func (p *replyProcess) Stop(*actor.PID)                   {}
+
+// ask sends msg to pid and waits for the reply, ctx, or Shutdown. onCancel,
+// if not nil, runs when ctx ends first (to cancel the request upstream).
+func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg any, onCancel func()) (any, error) {
+	if rt.closing() {
+		return nil, ErrShutdown
+	}
+	proc := &replyProcess{ch: make(chan any, 1)}
+	reg := rt.sys.ProcessRegistry
+	self, _ := reg.Add(proc, "reply"+reg.NextId())
+	defer reg.Remove(self)
+	rt.sys.Root.RequestWithCustomSender(pid, msg, self)
+	select {
+	case res := <-proc.ch:
+		if _, dead := res.(*actor.DeadLetterResponse); dead {
+			if rt.closing() {
+				return nil, ErrShutdown
+			}
+			return nil, fmt.Errorf("agentlsp: %T was not delivered: the actor is gone", msg)
+		}
+		return res, nil
+	case <-ctx.Done():
+		if onCancel != nil {
+			onCancel()
+		}
+		return nil, ctx.Err()
+	case <-rt.done:
+		return nil, ErrShutdown
+	}
+}
+
+// nextID returns a request or edit id unique in the runtime.
+func (rt *Runtime) nextID() uint64 { return rt.ids.Add(1) }
+
+// cancelRequest tells the router to abandon a request.
+func (rt *Runtime) cancelRequest(id uint64) func() {
+	return func() { rt.sys.Root.Send(rt.router, &messages.Cancel{ID: id}) }
+}

@@ -1,0 +1,75 @@
+package textpos
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxQuoted bounds how much of a line an error message quotes, in bytes.
+const maxQuoted = 120
+
+// SymbolColumn returns the 0-based column, in characters (code points), of
+// the first whole-word occurrence of symbol in line, where words are made
+// of letters, digits, '_' and '$' (as in JavaScript). With no whole-word
+// occurrence it returns the first plain one; with none at all, an error
+// wrapping ErrSymbolNotFound that quotes the line (cut to 120 bytes).
+func SymbolColumn(line, symbol string) (int, error) {
+	if symbol == "" {
+		return 0, errorf(ErrSymbolNotFound, "empty symbol")
+	}
+	first := -1
+	for i := 0; i <= len(line); {
+		j := strings.Index(line[i:], symbol)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		if first < 0 {
+			first = at
+		}
+		if wholeWord(line, at, at+len(symbol)) {
+			return utf8.RuneCountInString(line[:at]), nil
+		}
+		_, size := utf8.DecodeRuneInString(line[at:])
+		i = at + size
+	}
+	if first >= 0 {
+		return utf8.RuneCountInString(line[:first]), nil
+	}
+	return 0, errorf(ErrSymbolNotFound, "symbol %q not found in line %q", symbol, clip(line))
+}
+
+// wholeWord reports whether line[start:end] is not glued to a word
+// character on either side. A side where the symbol itself ends in a
+// non-word character needs no boundary.
+func wholeWord(line string, start, end int) bool {
+	if r, _ := utf8.DecodeRuneInString(line[start:]); isWord(r) && start > 0 {
+		if p, _ := utf8.DecodeLastRuneInString(line[:start]); isWord(p) {
+			return false
+		}
+	}
+	if r, _ := utf8.DecodeLastRuneInString(line[:end]); isWord(r) && end < len(line) {
+		if n, _ := utf8.DecodeRuneInString(line[end:]); isWord(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func isWord(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// clip cuts s to at most maxQuoted bytes, on a character boundary, marking
+// a cut with "...".
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
