@@ -1,0 +1,173 @@
+package agentlsp
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/textpos"
+)
+
+// The editor view: what MCP and the CLI show agents and people. Lines and
+// columns are 1-based and columns count characters (code points), as
+// editors show them; paths are relative to the workspace when inside it.
+
+// EditorLocation is a location as an editor shows it.
+type EditorLocation struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+}
+
+// String renders path:line:column.
+func (l EditorLocation) String() string { return fmt.Sprintf("%s:%d:%d", l.Path, l.Line, l.Column) }
+
+// Editor converts between LSP positions (UTF-16) and the editor view,
+// reading each file it needs once. Not safe for concurrent use; make one
+// per answer.
+type Editor struct {
+	workspace string
+	texts     map[string]string
+}
+
+// Editor returns a converter for one answer.
+func (rt *Runtime) Editor() *Editor {
+	return &Editor{workspace: rt.workspace, texts: make(map[string]string)}
+}
+
+// Rel returns path relative to the workspace, or path itself outside it.
+func (e *Editor) Rel(path string) string {
+	rel, err := filepath.Rel(e.workspace, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (e *Editor) text(path string) (string, error) {
+	if t, ok := e.texts[path]; ok {
+		return t, nil
+	}
+	t, err := ReadText(e.workspace, path)
+	if err != nil {
+		return "", err
+	}
+	e.texts[path] = t
+	return t, nil
+}
+
+// Position converts a 1-based editor line and column of a file to an LSP
+// position. With a symbol, the column is that of the symbol's first
+// whole-word occurrence on the line (column is then ignored). Positions
+// past the end of the line or file are errors that say so.
+func (e *Editor) Position(path string, line1, col1 int, symbol string) (Position, error) {
+	text, err := e.text(path)
+	if err != nil {
+		return Position{}, err
+	}
+	if symbol != "" {
+		line, err := textpos.Line(text, line1-1)
+		if line1 < 1 || err != nil {
+			return Position{}, fmt.Errorf("agentlsp: %s: line %d: %w", e.Rel(path), line1, errOr(err, textpos.ErrNegative))
+		}
+		col, err := textpos.SymbolColumn(line, symbol)
+		if err != nil {
+			return Position{}, fmt.Errorf("agentlsp: %s:%d: %w", e.Rel(path), line1, err)
+		}
+		col1 = col + 1
+	}
+	l, c, err := textpos.FromEditor(text, line1, col1, textpos.UTF16)
+	if err != nil {
+		return Position{}, fmt.Errorf("agentlsp: %s: %w", e.Rel(path), err)
+	}
+	return Position{Line: l, Character: c}, nil
+}
+
+func errOr(err, def error) error {
+	if err != nil {
+		return err
+	}
+	return def
+}
+
+// Location converts an LSP location to the editor view. A file that cannot
+// be read keeps its UTF-16 columns (+1).
+func (e *Editor) Location(path string, r Range) EditorLocation {
+	out := EditorLocation{Path: e.Rel(path)}
+	out.Line, out.Column = e.point(path, r.Start)
+	out.EndLine, out.EndColumn = e.point(path, r.End)
+	return out
+}
+
+func (e *Editor) point(path string, p Position) (int, int) {
+	if text, err := e.text(path); err == nil {
+		if l, c, err := textpos.ToEditor(text, p.Line, p.Character, textpos.UTF16); err == nil {
+			return l, c
+		}
+	}
+	return p.Line + 1, p.Character + 1
+}
+
+// editorDiagnostic returns d with its range in editor columns (0-based
+// characters), for the dedup renderers that add one.
+func (e *Editor) editorDiagnostic(path string, d messages.Diagnostic) messages.Diagnostic {
+	conv := func(p messages.Position) messages.Position {
+		l, c := e.point(path, Position{Line: int(p.Line), Character: int(p.Character)})
+		return messages.Position{Line: uint32(l - 1), Character: uint32(c - 1)}
+	}
+	d.Range.Start, d.Range.End = conv(d.Range.Start), conv(d.Range.End)
+	return d
+}
+
+// FileDiagnostics converts a report's diagnostics to editor columns.
+func (e *Editor) FileDiagnostics(f messages.FileReport) []messages.Diagnostic {
+	path := f.Path
+	if path == "" {
+		path = actors.URIToPath(f.URI)
+	}
+	out := make([]messages.Diagnostic, len(f.Diagnostics))
+	for i, d := range f.Diagnostics {
+		out[i] = e.editorDiagnostic(path, d)
+	}
+	return out
+}
+
+// Render writes reports in the model format:
+//
+//	<diagnostics file="pkg/a.go" status="fresh">
+//	ERROR [12:5] undefined: foo (compiler/UndeclaredName)
+//	... and 3 more
+//	</diagnostics>
+func (e *Editor) Render(w io.Writer, files []messages.FileReport) error {
+	for _, f := range files {
+		path := f.Path
+		if path == "" {
+			path = actors.URIToPath(f.URI)
+		}
+		if err := dedup.Render(w, e.Rel(path), string(f.Status), e.FileDiagnostics(f), f.More); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Lines renders reports like a linter: path:line:col: severity: message [source/code].
+func (e *Editor) Lines(files []messages.FileReport) []string {
+	var out []string
+	for _, f := range files {
+		path := f.Path
+		if path == "" {
+			path = actors.URIToPath(f.URI)
+		}
+		for _, d := range e.FileDiagnostics(f) {
+			out = append(out, dedup.FormatLine(e.Rel(path), d))
+		}
+	}
+	return out
+}
