@@ -50,6 +50,11 @@ func (e *Editor) Rel(path string) string {
 	return filepath.ToSlash(rel)
 }
 
+// SetText gives the converter the text of a file as the servers have it
+// (after an Edit, which does not write to disk); otherwise files are read
+// from disk.
+func (e *Editor) SetText(path, text string) { e.texts[path] = text }
+
 func (e *Editor) text(path string) (string, error) {
 	if t, ok := e.texts[path]; ok {
 		return t, nil

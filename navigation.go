@@ -253,8 +253,10 @@ func CheckPosition(text string, pos Position) error {
 	if err != nil {
 		return err
 	}
-	_, err = textpos.Units(line, pos.Character, textpos.UTF16, textpos.UTF16)
-	return err
+	if _, err = textpos.Units(line, pos.Character, textpos.UTF16, textpos.UTF16); err != nil {
+		return fmt.Errorf("line %d: %w", pos.Line+1, err)
+	}
+	return nil
 }
 
 // syncFromDisk makes the servers' copy of a file match the disk.

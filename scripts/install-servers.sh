@@ -4,7 +4,7 @@
 #   bin/        Go-built servers (gopls)
 #   npm/        npm-installed servers (node_modules/.bin)
 # Usage: scripts/install-servers.sh [server...]   (default: all)
-# Servers: gopls pyright typescript
+# Servers: gopls pyright typescript clangd
 set -euo pipefail
 
 CACHE="${AGENTLSP_CACHE:-$HOME/.cache/agentlsp}"
@@ -42,12 +42,28 @@ npm_install() {
   echo "$want" > "$stamp"
 }
 
+# install_clangd installs clangd from Debian's packages (needs root).
+install_clangd() {
+  if command -v clangd >/dev/null; then
+    log "clangd already installed: $(command -v clangd)"
+    return
+  fi
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    log "clangd is missing: install it with 'apt-get install clangd'"
+    exit 1
+  fi
+  log "installing clangd with apt-get"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clangd >&2
+}
+
 servers=("$@")
-[ ${#servers[@]} -eq 0 ] && servers=(gopls pyright typescript)
+[ ${#servers[@]} -eq 0 ] && servers=(gopls pyright typescript clangd)
 for s in "${servers[@]}"; do
   case "$s" in
     gopls) install_gopls ;;
     pyright|typescript) npm_install ;;
+    clangd) install_clangd ;;
     *) log "unknown server: $s"; exit 2 ;;
   esac
 done

@@ -1,0 +1,175 @@
+package agentlsp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// fakeRuntime starts a runtime on a copy of the pyproj testdata with the
+// fake server serving .py files.
+func fakeRuntime(t *testing.T, flags ...string) (*agentlsp.Runtime, string, string) {
+	t.Helper()
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	cmd, args, env := testenv.FakeServer(t, append([]string{"--record", record}, flags...)...)
+	reg := config.RegistryOf(&config.Server{
+		ID: "fake", Command: cmd, Args: args, Env: env,
+		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
+	})
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: reg, NoWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, rt) })
+	return rt, ws, record
+}
+
+func shutdown(t *testing.T, rt *agentlsp.Runtime) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	testenv.NoProcesses(t)
+}
+
+func TestEditHoverDefinitionWithFake(t *testing.T) {
+	responses := filepath.Join(t.TempDir(), "responses.json")
+	os.WriteFile(responses, []byte(`{"textDocument/definition": [{"targetUri":"file:///x/util.py",
+		"targetRange":{"start":{"line":0,"character":0},"end":{"line":1,"character":16}},
+		"targetSelectionRange":{"start":{"line":0,"character":4},"end":{"line":0,"character":10}}}]}`), 0o644)
+	rt, ws, _ := fakeRuntime(t, "--responses", responses)
+	s := rt.Session("agent")
+	ctx := context.Background()
+	main := filepath.Join(ws, "main.py")
+
+	edited := "from util import helper # ERROR: oops\n"
+	res, err := s.Edit(ctx, main, edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != messages.StatusFresh || len(res.Files) != 1 || res.Files[0].Path != main ||
+		len(res.Files[0].Diagnostics) != 1 || res.Files[0].Diagnostics[0].Message != "oops" {
+		t.Fatalf("Edit = %+v", res)
+	}
+	var b strings.Builder
+	ed := rt.Editor()
+	ed.SetText(main, edited) // the edit is not on disk
+	ed.Render(&b, res.Files)
+	want := "<diagnostics file=\"main.py\" status=\"fresh\">\nERROR [1:27] oops (fake/E1)\n</diagnostics>\n"
+	if b.String() != want {
+		t.Errorf("Render = %q, want %q", b.String(), want)
+	}
+
+	hover, err := s.Hover(ctx, main, agentlsp.Position{Line: 2, Character: 7})
+	if err != nil || hover.Hover == nil || hover.Hover.Text != "fake hover" || !cmp.Equal(hover.Servers, []string{"fake"}) {
+		t.Errorf("Hover = %+v, %v", hover, err)
+	}
+	def, err := s.Definition(ctx, "main.py", agentlsp.Position{Line: 2, Character: 7})
+	want2 := []agentlsp.Location{{URI: "file:///x/util.py", Path: "/x/util.py",
+		Range: agentlsp.Range{Start: agentlsp.Position{Line: 0, Character: 4}, End: agentlsp.Position{Line: 0, Character: 10}}}}
+	if err != nil || !cmp.Equal(def.Locations, want2) {
+		t.Errorf("Definition = %+v, %v; want %+v", def, err, want2)
+	}
+}
+
+func TestBadInputErrors(t *testing.T) {
+	rt, ws, _ := fakeRuntime(t)
+	s := rt.Session("agent")
+	ctx := context.Background()
+	os.WriteFile(filepath.Join(ws, "binary.py"), []byte("x = 1\x00\x01"), 0o644)
+	os.WriteFile(filepath.Join(ws, "latin1.py"), []byte("x = '\xe9'\n"), 0o644)
+	os.Mkdir(filepath.Join(ws, "dir.py"), 0o755)
+	tests := []struct {
+		path string
+		pos  agentlsp.Position
+		want error
+		text string
+	}{
+		{"../outside.py", agentlsp.Position{}, messages.ErrOutsideWorkspace, "outside the workspace"},
+		{"missing.py", agentlsp.Position{}, messages.ErrFileNotFound, "does not exist"},
+		{"dir.py", agentlsp.Position{}, messages.ErrIsDirectory, "directory"},
+		{"binary.py", agentlsp.Position{}, agentlsp.ErrNotText, "not a UTF-8 text file"},
+		{"latin1.py", agentlsp.Position{}, agentlsp.ErrNotText, "not a UTF-8 text file"},
+		{"pyproject.toml", agentlsp.Position{}, messages.ErrNoServer, "configured extensions: .py"},
+		{"main.py", agentlsp.Position{Line: 99}, nil, "line 100 is past the end of the file (3 lines)"},
+		{"main.py", agentlsp.Position{Line: 0, Character: 80}, nil, "line 1: textpos: column 81 is past the end of line"},
+		{"main.py", agentlsp.Position{Line: -1}, nil, "negative line"},
+	}
+	for _, tc := range tests {
+		_, err := s.Hover(ctx, tc.path, tc.pos)
+		if err == nil || tc.want != nil && !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("Hover(%s, %+v) error = %v, want %v containing %q", tc.path, tc.pos, err, tc.want, tc.text)
+		}
+	}
+}
+
+func TestCancelAndShutdownAnswerInFlight(t *testing.T) {
+	rt, ws, record := fakeRuntime(t, "--hang-on", "textDocument/hover")
+	s := rt.Session("agent")
+	main := filepath.Join(ws, "main.py")
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Hover(ctx, main, agentlsp.Position{Line: 2, Character: 7})
+		errc <- err
+	}()
+	testenv.Eventually(t, 20*time.Second, "hover reached the fake", func() bool {
+		return strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/hover")
+	})
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Hover = %v", err)
+	}
+	testenv.Eventually(t, 10*time.Second, "$/cancelRequest at the fake", func() bool {
+		return strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "$/cancelRequest")
+	})
+
+	go func() {
+		_, err := s.Hover(context.Background(), main, agentlsp.Position{Line: 2, Character: 7})
+		errc <- err
+	}()
+	testenv.Eventually(t, 20*time.Second, "second hover reached the fake", func() bool {
+		return strings.Count(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/hover") == 2
+	})
+	shutdown(t, rt)
+	if err := <-errc; !errors.Is(err, agentlsp.ErrShutdown) {
+		t.Errorf("Hover in flight at Shutdown = %v, want ErrShutdown", err)
+	}
+	if _, err := s.Hover(context.Background(), main, agentlsp.Position{}); !errors.Is(err, agentlsp.ErrShutdown) {
+		t.Errorf("Hover after Shutdown = %v, want ErrShutdown", err)
+	}
+}
+
+func TestPassiveBatchesReachTheChannel(t *testing.T) {
+	rt, ws, _ := fakeRuntime(t)
+	watcher := rt.Session("watcher").Batches()
+	_, err := rt.Session("editor").Edit(context.Background(), filepath.Join(ws, "util.py"), "x # ERROR: seen by all\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case b := <-watcher:
+		if len(b.Files) != 1 || b.Files[0].Path != filepath.Join(ws, "util.py") || b.Files[0].Diagnostics[0].Message != "seen by all" {
+			raw, _ := json.Marshal(b)
+			t.Errorf("batch = %s", raw)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no batch")
+	}
+}
