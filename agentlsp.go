@@ -244,3 +244,12 @@ func (rt *Runtime) closing() bool {
 		return false
 	}
 }
+
+// Servers lists the language servers the runtime runs, with their state.
+func (rt *Runtime) Servers(ctx context.Context) ([]messages.ServerInfo, error) {
+	res, err := rt.ask(ctx, rt.router, &messages.GetRouterStatus{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.(*messages.RouterStatus).Servers, nil
+}

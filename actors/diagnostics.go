@@ -217,6 +217,8 @@ func (a *diagnosticsActor) onState(ctx actor.Context, m *messages.StateChanged) 
 // edits and sessions interested in the document know.
 func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedDiagnostics) {
 	k := diagKey{server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, uri: m.URI}
+	a.cfg.Logger.Debug("diagnostics received", "server", m.ServerID, "uri", m.URI, "version", m.Version,
+		"hasVersion", m.HasVersion, "pulled", m.Pulled, "count", len(m.Diagnostics), "incarnation", m.Incarnation)
 	ds := append([]messages.Diagnostic(nil), m.Diagnostics...)
 	dedup.Sort(ds)
 	kept, dropped := dedup.Cap(ds, a.cfg.MaxStored)

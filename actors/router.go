@@ -73,6 +73,7 @@ type serverEntry struct {
 	pid    *actor.PID
 	state  messages.ServerState
 	inc    int
+	osPID  int // OS process id while running
 	broken bool
 	err    error
 	sent   uint64 // requests and document messages sent (see ServerIdle)
@@ -148,7 +149,7 @@ func (r *routerActor) onStateChanged(m *messages.StateChanged) {
 	if !ok {
 		return
 	}
-	e.state, e.inc, e.broken, e.err = m.State, m.Incarnation, m.Broken, m.Err
+	e.state, e.inc, e.broken, e.err, e.osPID = m.State, m.Incarnation, m.Broken, m.Err, m.PID
 }
 
 // onServerIdle stops a server that has been idle, unless the router sent
@@ -192,7 +193,7 @@ func (r *routerActor) status() *messages.RouterStatus {
 	s := &messages.RouterStatus{Workspace: r.cfg.Workspace}
 	for _, e := range r.servers {
 		s.Servers = append(s.Servers, messages.ServerInfo{
-			ServerKey: e.key, State: e.state, Incarnation: e.inc,
+			ServerKey: e.key, State: e.state, Incarnation: e.inc, PID: e.osPID,
 			Broken: e.broken, Err: e.err, OpenFiles: r.openFiles(e.key),
 		})
 	}

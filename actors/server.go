@@ -238,7 +238,7 @@ func (a *serverActor) setState(ctx actor.Context, s messages.ServerState, err er
 	}
 	msg := &messages.StateChanged{
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, State: s,
-		Incarnation: n, Broken: a.broken, Err: err,
+		Incarnation: n, PID: a.pid, Broken: a.broken, Err: err,
 	}
 	for _, o := range a.cfg.Observers {
 		ctx.Send(o, msg)

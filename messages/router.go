@@ -155,6 +155,7 @@ type ServerInfo struct {
 	ServerKey
 	State       ServerState
 	Incarnation int
+	PID         int // OS process id while running
 	Broken      bool
 	Err         error
 	OpenFiles   int

@@ -44,6 +44,7 @@ type StateChanged struct {
 	Root        string
 	State       ServerState
 	Incarnation int // process generation, 1 for the first process
+	PID         int // the OS process id while running, else 0
 	Broken      bool
 	Err         error // why the server left running, nil otherwise
 }
