@@ -80,6 +80,9 @@ type Runtime struct {
 	stopOnce sync.Once
 	mu       sync.Mutex
 	sessions map[string]*Session
+
+	docMu sync.Mutex
+	docs  map[string]*docState // see docstate.go
 }
 
 // Start starts a runtime for cfg.Workspace. It is lazy: no language server

@@ -76,11 +76,11 @@ func TestEditHoverDefinitionWithFake(t *testing.T) {
 		t.Errorf("Render = %q, want %q", b.String(), want)
 	}
 
-	hover, err := s.Hover(ctx, main, agentlsp.Position{Line: 2, Character: 7})
+	hover, err := s.Hover(ctx, main, agentlsp.Position{Line: 0, Character: 18}) // in the edited text
 	if err != nil || hover.Hover == nil || hover.Hover.Text != "fake hover" || !cmp.Equal(hover.Servers, []string{"fake"}) {
 		t.Errorf("Hover = %+v, %v", hover, err)
 	}
-	def, err := s.Definition(ctx, "main.py", agentlsp.Position{Line: 2, Character: 7})
+	def, err := s.Definition(ctx, "main.py", agentlsp.Position{Line: 0, Character: 18})
 	want2 := []agentlsp.Location{{URI: "file:///x/util.py", Path: "/x/util.py",
 		Range: agentlsp.Range{Start: agentlsp.Position{Line: 0, Character: 4}, End: agentlsp.Position{Line: 0, Character: 10}}}}
 	if err != nil || !cmp.Equal(def.Locations, want2) {

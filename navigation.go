@@ -125,7 +125,7 @@ func (s *Session) Hover(ctx context.Context, path string, pos Position) (*HoverA
 // DocumentSymbols returns the symbols of a file, as a tree when the server
 // gives one.
 func (s *Session) DocumentSymbols(ctx context.Context, path string) (*SymbolsAnswer, error) {
-	uri, err := s.syncFromDisk(ctx, path)
+	_, uri, _, err := s.current(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -225,16 +225,12 @@ func (s *Session) calls(ctx context.Context, item CallItem, method string, parse
 // positionRequest syncs the file from disk, checks pos against its text,
 // and sends a textDocument/position request.
 func (s *Session) positionRequest(ctx context.Context, path, method string, pos Position, extra map[string]any) ([]messages.ServerResult, Answer, error) {
-	text, err := ReadText(s.rt.workspace, path)
+	_, uri, text, err := s.current(ctx, path)
 	if err != nil {
 		return nil, Answer{}, err
 	}
 	if err := CheckPosition(text, pos); err != nil {
 		return nil, Answer{}, fmt.Errorf("agentlsp: %s: %w", path, err)
-	}
-	uri, err := s.syncText(ctx, path, text)
-	if err != nil {
-		return nil, Answer{}, err
 	}
 	params := map[string]any{
 		"textDocument": map[string]string{"uri": uri},
@@ -257,25 +253,6 @@ func CheckPosition(text string, pos Position) error {
 		return fmt.Errorf("line %d: %w", pos.Line+1, err)
 	}
 	return nil
-}
-
-// syncFromDisk makes the servers' copy of a file match the disk.
-func (s *Session) syncFromDisk(ctx context.Context, path string) (string, error) {
-	text, err := ReadText(s.rt.workspace, path)
-	if err != nil {
-		return "", err
-	}
-	return s.syncText(ctx, path, text)
-}
-
-// syncText opens the file for this session or updates its text (a no-op
-// for servers that have it already) and returns its URI.
-func (s *Session) syncText(ctx context.Context, path, text string) (string, error) {
-	synced, err := s.sync(ctx, path, messages.SyncChange, text)
-	if err != nil {
-		return "", err
-	}
-	return synced.URI, nil
 }
 
 // fileRequest sends a request to the servers of a file and splits the

@@ -77,6 +77,10 @@ func (s *Session) edit(ctx context.Context, path, text string, o EditOptions, ma
 	id := rt.nextID()
 	rt.sys.Root.Send(rt.diag, &messages.EditStarted{EditID: id, Session: s.id, URI: resolved.URI})
 	synced, err := s.sync(ctx, resolved.Path, messages.SyncChange, text)
+	if synced != nil {
+		// The server actors keep the text even when their server is down.
+		rt.remember(resolved.Path, text)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +163,9 @@ func (s *Session) Open(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.sync(ctx, resolved.Path, messages.SyncOpen, text)
+	if _, err = s.sync(ctx, resolved.Path, messages.SyncOpen, text); err == nil {
+		s.rt.remember(resolved.Path, text)
+	}
 	return err
 }
 

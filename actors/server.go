@@ -151,10 +151,12 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onPullDone(ctx, m)
 	case *messages.OpenDocument:
 		a.activity++
+		a.retryIfBroken(ctx)
 		ctx.Respond(a.openDocument(ctx, m))
 		a.scheduleIdle(ctx)
 	case *messages.ChangeDocument:
 		a.activity++
+		a.retryIfBroken(ctx)
 		ctx.Respond(a.changeDocument(ctx, m))
 		a.scheduleIdle(ctx)
 	case *messages.SaveDocument:
@@ -269,3 +271,11 @@ func (a *serverActor) status() *messages.ServerStatus {
 }
 
 func (a *serverActor) indexing() bool { return len(a.progress) > 0 }
+
+// retryIfBroken gives a broken server a new try when the policy allows it:
+// any use of the server (a request, a document change) counts.
+func (a *serverActor) retryIfBroken(ctx actor.Context) {
+	if a.broken {
+		a.retryBroken(ctx)
+	}
+}
