@@ -94,8 +94,12 @@ func (a *serverActor) onPublish(ctx actor.Context, m *incEvent) {
 		a.cfg.Logger.Warn("malformed publishDiagnostics", "server", a.cfg.Server.ID, "err", err)
 		return
 	}
+	uri := p.URI
+	if path := URIToPath(uri); path != "" {
+		uri = PathToURI(path) // one spelling of each URI, whatever the server's encoding
+	}
 	out := &messages.PublishedDiagnostics{
-		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: p.URI,
+		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: uri,
 		Incarnation: m.inc, Diagnostics: make([]messages.Diagnostic, len(p.Diagnostics)),
 	}
 	if p.Version != nil {

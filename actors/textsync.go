@@ -1,19 +1,30 @@
 package actors
 
 import (
+	"net/url"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
-
-	"go.lsp.dev/uri"
 
 	"github.com/agentlsp/agentlsp/messages"
 )
 
-// PathToURI returns the file:// URI of an absolute path.
-func PathToURI(path string) string { return string(uri.File(path)) }
+// PathToURI returns the file:// URI of an absolute path, percent-encoding
+// what a URI path cannot hold.
+func PathToURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
 
-// URIToPath returns the path of a file:// URI.
-func URIToPath(u string) string { return uri.URI(u).Filename() }
+// URIToPath returns the path of a file:// URI ("" for another scheme or a
+// malformed URI). Unlike go.lsp.dev/uri it never reads a drive letter into
+// a Unix path: "/A:0" is a directory name here.
+func URIToPath(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(parsed.Path)
+}
 
 // contentChange computes the one incremental change that turns old into
 // new: the replaced range in old (in the server's position encoding) and

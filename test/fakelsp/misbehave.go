@@ -33,7 +33,7 @@ func (s *server) reply(r *request, result any, rerr *rpcError) {
 // --oversize-on say.
 func (s *server) malform(r *request, body []byte) []byte {
 	if s.cfg.invalidUTF8On[r.method] {
-		body = fmt.Appendf(nil, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":\"fake \xff\xfe invalid\"}", r.id)
+		body = fmt.Appendf(nil, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"contents\":\"fake \xff\xfe invalid\"}}", r.id)
 	}
 	if size, ok := s.cfg.oversizeOn[r.method]; ok && size > len(body) {
 		body = append(body, bytes.Repeat([]byte(" "), size-len(body))...)
