@@ -173,9 +173,9 @@ func TestShutdownWithManyRequestsInFlight(t *testing.T) {
 func TestBadConfigsAndFiles(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]string{
-		`{"servers": {"gopls": {"command": "gopls; rm -rf /"}}}`:                                 "servers.gopls.command",
+		`{"servers": {"gopls": {"command": "gopls; rm -rf /"}}}`:                                   "servers.gopls.command",
 		`{"servers": {"x": {"command": "x", "extensions": {".x": "x"}, "startupTimeout": "-1s"}}}`: "servers.x.startupTimeout",
-		`{"servers": {"gopls": {"comand": "gopls"}}}`:                                            "comand",
+		`{"servers": {"gopls": {"comand": "gopls"}}}`:                                              "comand",
 		`{"servers": {`: "agentlsp.json:1",
 	}
 	for text, want := range cases {
