@@ -50,8 +50,7 @@ func (a *serverActor) changeDocument(ctx actor.Context, m *messages.ChangeDocume
 			},
 			"contentChanges": []any{a.changeEvent(old, d.text)},
 		})
-		a.pull(ctx, d)
-		a.pullOthers(ctx, d.uri)
+		a.pullAfterChange(ctx, d)
 	}
 	return a.synced(d, true)
 }

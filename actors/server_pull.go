@@ -29,6 +29,17 @@ type pullState struct {
 	again     bool // a newer version arrived during the round
 	resultIDs map[string]string
 	items     map[string][]messages.Diagnostic
+	change    *pullChange // the change whose re-pulls this round is part of
+}
+
+// pullChange holds back the pulled result of a changed document until the
+// other open documents re-pulled because of it (inter-file dependencies)
+// have published theirs: whoever waits for the change's diagnostics then
+// sees its effects on importers too.
+type pullChange struct {
+	uri  string
+	left int
+	held *messages.PublishedDiagnostics
 }
 
 // pullDone is one identifier's answer.
@@ -60,8 +71,28 @@ func (a *serverActor) providers() []*pullProvider {
 	return out
 }
 
+// pullAfterChange pulls a changed document and, when a provider has
+// inter-file dependencies, the other open documents, publishing the changed
+// document's result last.
+func (a *serverActor) pullAfterChange(ctx actor.Context, d *document) {
+	if !a.interFile() {
+		a.pull(ctx, d)
+		return
+	}
+	ch := &pullChange{uri: d.uri}
+	a.pullFor(ctx, d, ch)
+	for _, o := range a.st.docs {
+		if o.open && o.uri != d.uri {
+			a.pullFor(ctx, o, ch)
+		}
+	}
+}
+
 // pull starts a round of pulls for d (or marks one more round).
-func (a *serverActor) pull(ctx actor.Context, d *document) {
+func (a *serverActor) pull(ctx actor.Context, d *document) { a.pullFor(ctx, d, nil) }
+
+// pullFor starts a round of pulls for d, part of change ch (nil for none).
+func (a *serverActor) pullFor(ctx actor.Context, d *document, ch *pullChange) {
 	provs := a.providers()
 	if len(provs) == 0 || !a.running() {
 		return
@@ -75,7 +106,10 @@ func (a *serverActor) pull(ctx actor.Context, d *document) {
 		ps.again = true
 		return
 	}
-	ps.version, ps.inflight = d.version, len(provs)
+	ps.version, ps.inflight, ps.change = d.version, len(provs), ch
+	if ch != nil {
+		ch.left++
+	}
 	conn, send, inc := a.inc.connection(), a.send(ctx), a.inc.n
 	for _, p := range provs {
 		params := map[string]any{"textDocument": textDoc(d.uri)}
@@ -94,21 +128,15 @@ func (a *serverActor) pull(ctx actor.Context, d *document) {
 	}
 }
 
-// pullOthers re-pulls the other open documents after a change to uri when
-// a provider says diagnostics depend on other files.
-func (a *serverActor) pullOthers(ctx actor.Context, uri string) {
-	inter := false
+// interFile reports whether a provider says diagnostics depend on other
+// files.
+func (a *serverActor) interFile() bool {
 	for _, p := range a.providers() {
-		inter = inter || p.interFile
-	}
-	if !inter {
-		return
-	}
-	for _, d := range a.st.docs {
-		if d.open && d.uri != uri {
-			a.pull(ctx, d)
+		if p.interFile {
+			return true
 		}
 	}
+	return false
 }
 
 func (a *serverActor) onPullDone(ctx actor.Context, m *pullDone) {
@@ -155,6 +183,25 @@ func (a *serverActor) readReport(ps *pullState, ident string, raw json.RawMessag
 }
 
 func (a *serverActor) publishPulled(ctx actor.Context, uri string, ps *pullState) {
+	msg := a.pulledMessage(uri, ps)
+	ch := ps.change
+	ps.change = nil
+	switch {
+	case ch == nil:
+		a.publish(ctx, msg)
+	case uri == ch.uri:
+		ch.held = msg
+	default:
+		a.publish(ctx, msg)
+	}
+	if ch != nil {
+		if ch.left--; ch.left == 0 && ch.held != nil {
+			a.publish(ctx, ch.held)
+		}
+	}
+}
+
+func (a *serverActor) pulledMessage(uri string, ps *pullState) *messages.PublishedDiagnostics {
 	idents := make([]string, 0, len(ps.items))
 	for id := range ps.items {
 		idents = append(idents, id)
@@ -164,10 +211,10 @@ func (a *serverActor) publishPulled(ctx actor.Context, uri string, ps *pullState
 	for _, id := range idents {
 		all = append(all, ps.items[id]...)
 	}
-	a.publish(ctx, &messages.PublishedDiagnostics{
+	return &messages.PublishedDiagnostics{
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: uri, Version: ps.version, HasVersion: true,
 		Incarnation: a.inc.n, Pulled: true, Diagnostics: all,
-	})
+	}
 }
 
 // onRefresh answers workspace/diagnostic/refresh: pull every open document.

@@ -39,7 +39,11 @@ func gopls() *Server {
 		// No Env: gopls's telemetry helper child stops only when the Go
 		// telemetry mode is off (`go telemetry off`), not with GOTELEMETRY;
 		// the transport kills the process group anyway.
-		Settings:    map[string]any{"gopls": map[string]any{}},
+		// diagnosticsDelay 0: gopls otherwise publishes its analyzers'
+		// findings (printf, unusedfunc, ...) a second after the type
+		// errors, after an edit's wait has settled; agents do not type
+		// keystroke by keystroke, so the delay only hides diagnostics.
+		Settings:    map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s"}},
 		InstallHint: "go install golang.org/x/tools/gopls@v0.23.0",
 	}
 }
