@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+const checkAbout = `
+Check re-reads each FILE from disk, waits for fresh diagnostics from every
+language server that serves it, and prints each diagnostic on one line:
+
+  path:line:col: severity: message [source/code]
+
+Paths are relative to the workspace; lines and columns are 1-based, columns
+in characters. A file whose diagnostics are not fresh (a server timed out,
+is still indexing or is broken) is named on stderr with the reason, and so
+is a file with more diagnostics than the 20 a file shows.
+
+Exit status: 0 no error-severity diagnostic, 1 errors found, 2 usage error,
+3 a file could not be checked (bad path, no server, broken server).`
+
+// maxParallelFiles bounds the files check waits on at once.
+const maxParallelFiles = 8
+
+// checkOptions are check's parsed flags and arguments.
+type checkOptions struct {
+	json     bool
+	severity messages.Severity
+	timeout  time.Duration
+	files    []string
+}
+
+// fileResult is one file's diagnostics, or why there are none.
+type fileResult struct {
+	arg    string // the path as given
+	report messages.FileReport
+	err    error
+}
+
+// runCheck is the check subcommand.
+func runCheck(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("check", "check [--json] [--severity LEVEL] [--timeout D] [global flags] FILE...", checkAbout)
+	asJSON := fs.Bool("json", false, "print a JSON document instead of lines")
+	sev := fs.String("severity", "error", "minimum `LEVEL` reported: error, warning, info or hint")
+	timeout := fs.Duration("timeout", 0,
+		"wait at most `D` (e.g. 10s) for each file's diagnostics (default: each server's diagnostics timeout, 3s)")
+	files, err := fs.parse(args, std)
+	if err != nil {
+		return err
+	}
+	opts := checkOptions{json: *asJSON, timeout: *timeout, files: files}
+	if opts.severity, err = parseSeverity(*sev); err != nil {
+		return usageErrorf("check", "%v", err)
+	}
+	switch {
+	case len(files) == 0:
+		return usageErrorf("check", "no FILE given")
+	case opts.timeout < 0:
+		return usageErrorf("check", "invalid --timeout %v: must not be negative", opts.timeout)
+	}
+	rt, stop, err := startRuntime(ctx, fs.global, std, func(c *agentlsp.Config) { c.NoWatch = true })
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return check(ctx, rt, opts, std)
+}
+
+// parseSeverity parses a --severity value.
+func parseSeverity(s string) (messages.Severity, error) {
+	for _, sev := range []messages.Severity{messages.SeverityError, messages.SeverityWarning,
+		messages.SeverityInfo, messages.SeverityHint} {
+		if s == sev.String() {
+			return sev, nil
+		}
+	}
+	return 0, fmt.Errorf("invalid --severity %q: want error, warning, info or hint", s)
+}
+
+// check diagnoses the files, prints the results and returns the error
+// that decides the exit status.
+func check(ctx context.Context, rt *agentlsp.Runtime, opts checkOptions, std stdio) error {
+	var results []fileResult
+	withProgress(rt, std.errOut, func() { results = diagnose(ctx, rt.Session("cli"), opts) })
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ed := rt.Editor()
+	var err error
+	if opts.json {
+		err = printCheckJSON(std.out, ed, results)
+	} else {
+		err = printCheckLines(std.out, ed, results)
+	}
+	if err != nil {
+		return failure(err)
+	}
+	printNotices(std.errOut, ed, results)
+	return checkStatus(results)
+}
+
+// diagnose waits for the fresh diagnostics of every file, at most
+// maxParallelFiles at a time, and returns them in the order given.
+func diagnose(ctx context.Context, s *agentlsp.Session, opts checkOptions) []fileResult {
+	do := []agentlsp.EditOption{agentlsp.WithMinSeverity(opts.severity)}
+	if opts.timeout > 0 {
+		do = append(do, agentlsp.WithTimeout(opts.timeout))
+	}
+	out := make([]fileResult, len(opts.files))
+	next := make(chan int, len(opts.files))
+	for i := range opts.files {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(len(opts.files), maxParallelFiles) {
+		// A worker lives until next is drained; joined below.
+		wg.Go(func() {
+			for i := range next {
+				out[i] = diagnoseFile(ctx, s, opts.files[i], do)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func diagnoseFile(ctx context.Context, s *agentlsp.Session, path string, opts []agentlsp.EditOption) fileResult {
+	reports, err := s.Diagnostics(ctx, []string{path}, opts...)
+	if err != nil {
+		return fileResult{arg: path, err: err}
+	}
+	return fileResult{arg: path, report: reports[0]}
+}
+
+// printCheckLines prints one line per diagnostic.
+func printCheckLines(w io.Writer, ed *agentlsp.Editor, results []fileResult) error {
+	for _, r := range results {
+		if r.err != nil {
+			continue
+		}
+		for _, line := range ed.Lines([]messages.FileReport{r.report}) {
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// printNotices names on w the files that could not be checked, whose
+// diagnostics are not fresh, or that have more diagnostics than shown.
+func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
+	for _, r := range results {
+		switch {
+		case r.err != nil:
+			fmt.Fprintf(w, "agentlsp: %s\n", trimPrefix(r.err.Error()))
+			continue
+		case r.report.Status != messages.StatusFresh:
+			fmt.Fprintf(w, "agentlsp: %s: %s", ed.Rel(r.report.Path), r.report.Status)
+			if r.report.Detail != "" {
+				fmt.Fprintf(w, ": %s", trimPrefix(r.report.Detail))
+			}
+			fmt.Fprintln(w)
+		}
+		if r.report.More > 0 {
+			fmt.Fprintf(w, "agentlsp: %s: %d more diagnostics not shown\n", ed.Rel(r.report.Path), r.report.More)
+		}
+	}
+}
+
+// checkStatus is check's result: a failure (3) when a file could not be
+// checked, errFound (1) when an error-severity diagnostic exists.
+func checkStatus(results []fileResult) error {
+	found := false
+	for _, r := range results {
+		switch r.report.Status {
+		case messages.StatusNoServer, messages.StatusServerBroken:
+			return &cliError{code: exitFailure, err: errors.New("agentlsp: a file could not be checked"), reported: true}
+		}
+		if r.err != nil {
+			return &cliError{code: exitFailure, err: r.err, reported: true}
+		}
+		for _, d := range r.report.Diagnostics {
+			found = found || d.Severity == messages.SeverityError
+		}
+	}
+	if found {
+		return errFound
+	}
+	return nil
+}
+
+// checkJSON is check's --json document.
+type checkJSON struct {
+	Files []fileJSON `json:"files"`
+}
+
+// fileJSON is one file in checkJSON. Status is a diagnostics status
+// (fresh, timeout, ...) or, for a file that could not be checked, no_server,
+// server_broken or error, with the reason in Detail.
+type fileJSON struct {
+	Path        string           `json:"path"`
+	Status      string           `json:"status"`
+	Diagnostics []diagnosticJSON `json:"diagnostics"`
+	More        int              `json:"more"`
+	Detail      string           `json:"detail"`
+}
+
+// diagnosticJSON is one diagnostic, 1-based, columns in characters, the
+// end exclusive.
+type diagnosticJSON struct {
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	Severity  string `json:"severity"`
+	Message   string `json:"message"`
+	Source    string `json:"source"`
+	Code      string `json:"code"`
+}
+
+// printCheckJSON prints the results as one indented JSON document.
+func printCheckJSON(w io.Writer, ed *agentlsp.Editor, results []fileResult) error {
+	doc := checkJSON{Files: make([]fileJSON, 0, len(results))}
+	for _, r := range results {
+		doc.Files = append(doc.Files, fileEntry(ed, r))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+func fileEntry(ed *agentlsp.Editor, r fileResult) fileJSON {
+	if r.err != nil {
+		return fileJSON{Path: argPath(ed, r.arg), Status: errStatus(r.err),
+			Diagnostics: []diagnosticJSON{}, Detail: trimPrefix(r.err.Error())}
+	}
+	f := fileJSON{Path: ed.Rel(r.report.Path), Status: string(r.report.Status),
+		Diagnostics: []diagnosticJSON{}, More: r.report.More, Detail: trimPrefix(r.report.Detail)}
+	for _, d := range ed.FileDiagnostics(r.report) {
+		f.Diagnostics = append(f.Diagnostics, diagnosticJSON{
+			Line: int(d.Range.Start.Line) + 1, Column: int(d.Range.Start.Character) + 1,
+			EndLine: int(d.Range.End.Line) + 1, EndColumn: int(d.Range.End.Character) + 1,
+			Severity: d.Severity.String(), Message: d.Message, Source: d.Source, Code: d.Code,
+		})
+	}
+	return f
+}
+
+// argPath is a path argument as the workspace-relative path it names when
+// it is absolute and inside the workspace, else cleaned.
+func argPath(ed *agentlsp.Editor, arg string) string {
+	if filepath.IsAbs(arg) {
+		return ed.Rel(arg)
+	}
+	return filepath.ToSlash(filepath.Clean(arg))
+}
+
+// errStatus is the status of a file that could not be checked.
+func errStatus(err error) string {
+	switch {
+	case errors.Is(err, messages.ErrNoServer):
+		return string(messages.StatusNoServer)
+	case errors.Is(err, messages.ErrServerBroken):
+		return string(messages.StatusServerBroken)
+	}
+	return "error"
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// goWorkspace copies test/testdata/gomod (whose main.go calls
+// Greeting("agent") on line 11) and writes files over it. It fails the
+// test when gopls is not installed.
+func goWorkspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	testenv.ServerBinary(t, "gopls")
+	ws := testenv.CopyDir(t, "../../test/testdata/gomod")
+	for name, text := range files {
+		writeFile(t, ws, name, text)
+	}
+	return ws
+}
+
+// brokenMain is the testdata main.go with an undefined name at 11:23.
+func brokenMain(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../test/testdata/gomod/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), `Greeting("agent")`, `Greeting(agent)`, 1)
+	if text == string(b) {
+		t.Fatal(`testdata main.go no longer calls Greeting("agent")`)
+	}
+	return text
+}
+
+func TestCheckGoplsReportsErrors(t *testing.T) {
+	ws := goWorkspace(t, map[string]string{
+		"main.go":  brokenMain(t),
+		"extra.go": "package main\n\nvar count int = \"many\"\n",
+	})
+	// Relative and absolute paths; output in argument order.
+	args := []string{"check", "--workspace", ws, "--timeout", "60s", filepath.Join(ws, "extra.go"), "main.go"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	want := `extra.go:3:17: error: cannot use "many" (untyped string constant) as int value in variable declaration [compiler/IncompatibleAssign]
+main.go:11:23: error: undefined: agent [compiler/UndeclaredName]
+`
+	if stdout != want || stderr != "" {
+		t.Errorf("agentlsp check: stdout\n%s\nstderr\n%s\nwant stdout\n%s\nand no stderr", stdout, stderr, want)
+	}
+}
+
+func TestCheckGoplsCleanFile(t *testing.T) {
+	ws := goWorkspace(t, nil)
+	args := []string{"check", "--workspace", ws, "--timeout", "60s", "main.go"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	if stdout != "" || stderr != "" {
+		t.Errorf("agentlsp check on a clean file: stdout %q, stderr %q, want nothing", stdout, stderr)
+	}
+}
+
+func TestCheckGoplsJSON(t *testing.T) {
+	ws := goWorkspace(t, map[string]string{"main.go": brokenMain(t)})
+	args := []string{"check", "--workspace", ws, "--timeout", "60s", "--json", "main.go", "missing.go"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	want := `{
+  "files": [
+    {
+      "path": "main.go",
+      "status": "fresh",
+      "diagnostics": [
+        {
+          "line": 11,
+          "column": 23,
+          "endLine": 11,
+          "endColumn": 28,
+          "severity": "error",
+          "message": "undefined: agent",
+          "source": "compiler",
+          "code": "UndeclaredName"
+        }
+      ],
+      "more": 0,
+      "detail": ""
+    },
+    {
+      "path": "missing.go",
+      "status": "error",
+      "diagnostics": [],
+      "more": 0,
+      "detail": "file does not exist: missing.go"
+    }
+  ]
+}
+`
+	if stdout != want {
+		t.Errorf("agentlsp check --json: got\n%s\nwant\n%s", stdout, want)
+	}
+	if stderr != "agentlsp: file does not exist: missing.go\n" {
+		t.Errorf("agentlsp check --json: stderr %q", stderr)
+	}
+}
+
+func TestCheckFilesThatCannotBeChecked(t *testing.T) {
+	ws := goWorkspace(t, map[string]string{"notes.txt": "hello\n"})
+	outside := writeFile(t, t.TempDir(), "outside.go", "package outside\n")
+	tests := []struct {
+		file string
+		want string
+	}{
+		{"missing.go", "agentlsp: file does not exist: missing.go\n"},
+		{outside, "agentlsp: path outside the workspace: " + outside + " (workspace " + ws + ")\n"},
+		{"../x.go", "agentlsp: path outside the workspace: ../x.go (workspace " + ws + ")\n"},
+		{"notes.txt", "agentlsp: no language server for this file: notes.txt (configured extensions: "},
+		{".", "agentlsp: is a directory, not a file: .\n"},
+	}
+	for _, tt := range tests {
+		args := []string{"check", "--workspace", ws, tt.file}
+		stdout, stderr, code := cli(t, args...)
+		wantExit(t, args, code, exitFailure, stdout, stderr)
+		if stdout != "" || !strings.HasPrefix(stderr, tt.want) {
+			t.Errorf("agentlsp check %s: stdout %q, stderr %q, want stderr starting %q", tt.file, stdout, stderr, tt.want)
+		}
+	}
+}
+
+func TestCheckPyright(t *testing.T) {
+	testenv.ServerBinary(t, "pyright-langserver")
+	ws := testenv.CopyDir(t, "../../test/testdata/pyproj")
+	writeFile(t, ws, "main.py", "from util import helper\n\nprint(helper(\"one\"))\n")
+	args := []string{"check", "--workspace", ws, "--timeout", "60s", "main.py", "util.py"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	// Pyright indents the second line of its message with two no-break
+	// spaces; the line break became a space.
+	want := `main.py:3:14: error: Argument of type "Literal['one']" cannot be assigned to parameter "x" of type "int" in function "helper" ` +
+		"\u00a0\u00a0" + `"Literal['one']" is not assignable to "int" [Pyright/reportArgumentType]` + "\n"
+	if stdout != want || stderr != "" {
+		t.Errorf("agentlsp check: stdout\n%s\nstderr\n%s\nwant stdout\n%s", stdout, stderr, want)
+	}
+}
+
+func TestCheckSeverityAndCaps(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "fine\nx WARN: careful\nERROR: boom\n")
+	cfg := fakeConfig(t, ws)
+	tests := []struct {
+		severity string
+		want     string
+		code     int
+	}{
+		{"error", "a.fk:3:1: error: boom [fake/E1]\n", exitFound},
+		{"warning", "a.fk:3:1: error: boom [fake/E1]\na.fk:2:3: warning: careful [fake/W1]\n", exitFound},
+	}
+	for _, tt := range tests {
+		args := []string{"check", "--workspace", ws, "--config", cfg, "--severity", tt.severity, "a.fk"}
+		stdout, stderr, code := cli(t, args...)
+		wantExit(t, args, code, tt.code, stdout, stderr)
+		if stdout != tt.want || stderr != "" {
+			t.Errorf("--severity %s: stdout %q, stderr %q, want stdout %q", tt.severity, stdout, stderr, tt.want)
+		}
+	}
+
+	writeFile(t, ws, "a.fk", "WARN: only a warning\n")
+	args := []string{"check", "--workspace", ws, "--config", cfg, "--severity", "warning", "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr) // warnings do not fail
+
+	flood := fakeConfig(t, ws, "--flood", "25")
+	args = []string{"check", "--workspace", ws, "--config", flood, "a.fk"}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	if n := strings.Count(stdout, "\n"); n != 20 || stderr != "agentlsp: a.fk: 5 more diagnostics not shown\n" {
+		t.Errorf("flood: %d lines, stderr %q, want 20 lines and a note of 5 more", n, stderr)
+	}
+}
+
+func TestCheckSlowServerTimesOut(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "ERROR: late\n")
+	cfg := fakeConfig(t, ws, "--push-delay", "10s")
+	args := []string{"check", "--workspace", ws, "--config", cfg, "--timeout", "300ms", "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	// not_ready when the wait ended before the server finished starting.
+	timeout := strings.HasPrefix(stderr, "agentlsp: a.fk: timeout: fake: timed out after ")
+	notReady := strings.HasPrefix(stderr, "agentlsp: a.fk: not_ready: fake: still starting or indexing; timed out after ")
+	if stdout != "" || !timeout && !notReady {
+		t.Errorf("stdout %q, stderr %q, want a line saying a.fk timed out", stdout, stderr)
+	}
+}
+
+func TestCheckBrokenServer(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "ERROR: never seen\n")
+	cfg := serverConfig(t, ws, map[string]any{"command": filepath.Join(ws, "no-such-server"), "installHint": "build the fake"})
+	args := []string{"check", "--workspace", ws, "--config", cfg, "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	for _, want := range []string{"server broken", "fake", "build the fake"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q, want nothing", stdout)
+	}
+}
+
+func TestProgressNamesTheServersAwaited(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "ERROR: late\n")
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, NoWatch: true,
+		ConfigFile: fakeConfig(t, ws, "--push-delay", "500ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Shutdown(context.Background())
+	w := &lockedWriter{w: new(strings.Builder)}
+	stop := startProgress(rt, w, 20*time.Millisecond)
+	_, err = rt.Session("t").Diagnostics(context.Background(), []string{"a.fk"})
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := w.w.(*strings.Builder).String()
+	if !strings.HasPrefix(got, "agentlsp: waiting for fake (") || !strings.Contains(got, "(indexing)...\n") {
+		t.Errorf("progress = %q, want lines such as %q", got, "agentlsp: waiting for fake (indexing)...")
+	}
+}

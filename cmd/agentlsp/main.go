@@ -1,0 +1,179 @@
+// Command agentlsp is the command-line and MCP entry point of agentlsp:
+// diagnostics like a linter (check), one navigation request (query), what
+// is configured and installed (servers), and an MCP server over stdio
+// (mcp).
+//
+// main is a thin wrapper around run, which tests call with buffers. Every
+// subcommand starts its own runtime and shuts it down (bounded) before run
+// returns; logs go to stderr only, so that in mcp mode stdout carries
+// nothing but the protocol. The only goroutines the command starts itself
+// are check's per-file workers and its progress reporter, both joined
+// before the subcommand returns.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop()
+	os.Exit(code)
+}
+
+// The exit statuses.
+const (
+	exitOK       = 0
+	exitFound    = 1 // check: an error-severity diagnostic exists
+	exitUsage    = 2 // bad flags or arguments
+	exitFailure  = 3 // a file could not be checked, a query failed, ...
+	exitSignaled = 130
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, io stdio) error
+}
+
+// stdio is where a subcommand reads and writes.
+type stdio struct {
+	in          io.Reader
+	out, errOut io.Writer
+}
+
+// commands lists the subcommands in the order usage shows them.
+func commands() []command {
+	return []command{
+		{"check", "print diagnostics of files like a linter", runCheck},
+		{"query", "ask a language server one navigation question", runQuery},
+		{"servers", "list the configured language servers and their state", runServers},
+		{"mcp", "serve MCP over stdio", runMCP},
+	}
+}
+
+// run runs the command line args (without the program name) and returns
+// the error that decides the exit status (see exitCode). It reports every
+// error on stderr itself, except exitFound, which the output already
+// tells. It blocks until the subcommand is done and its runtime shut down.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	std := stdio{in: stdin, out: stdout, errOut: &lockedWriter{w: stderr}}
+	err := dispatch(ctx, args, std)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	report(std.errOut, err)
+	return err
+}
+
+// dispatch runs the subcommand args name, or prints the usage.
+func dispatch(ctx context.Context, args []string, std stdio) error {
+	if len(args) == 0 {
+		printUsage(std.out)
+		return nil
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return dispatch(ctx, []string{args[1], "--help"}, std)
+		}
+		printUsage(std.out)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], std)
+		}
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return usageErrorf("", "flag %s before the command: flags go after it, as in 'agentlsp check --workspace DIR FILE'", args[0])
+	}
+	return usageErrorf("", "unknown command %q", args[0])
+}
+
+// printUsage writes the overall usage.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, "Usage: agentlsp <command> [flags] [arguments]\n\n"+
+		"agentlsp gives code intelligence of real language servers to agents and people.\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "  help     show this help, or a command's: agentlsp help <command>\n\n"+
+		"Every command takes --workspace DIR, --config FILE and --log-level LEVEL;\n"+
+		"run 'agentlsp <command> --help' for its flags.\n\n"+
+		"Exit status: 0 success, 1 check found errors, 2 usage error, 3 failure.\n")
+}
+
+// cliError is an error with the exit status it causes. reported errors
+// were already shown to the user (or need not be).
+type cliError struct {
+	code     int
+	cmd      string // the subcommand, for usage errors
+	err      error
+	reported bool
+}
+
+func (e *cliError) Error() string { return e.err.Error() }
+func (e *cliError) Unwrap() error { return e.err }
+
+// usageErrorf is a usage error (exit 2) of the subcommand cmd ("" for
+// none).
+func usageErrorf(cmd, format string, args ...any) error {
+	return &cliError{code: exitUsage, cmd: cmd, err: fmt.Errorf(format, args...)}
+}
+
+// failure is an error that makes the command fail (exit 3).
+func failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &cliError{code: exitFailure, err: err}
+}
+
+// errFound is check's result when an error-severity diagnostic exists.
+var errFound = &cliError{code: exitFound, err: errors.New("agentlsp: errors found"), reported: true}
+
+// exitCode is the exit status for run's error.
+func exitCode(err error) int {
+	var ce *cliError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitSignaled
+	case errors.As(err, &ce):
+		return ce.code
+	}
+	return exitFailure
+}
+
+// report writes err on stderr, with a hint for usage errors.
+func report(w io.Writer, err error) {
+	var ce *cliError
+	switch {
+	case err == nil:
+	case errors.As(err, &ce) && ce.reported:
+	case errors.As(err, &ce) && ce.code == exitUsage && ce.cmd != "":
+		fmt.Fprintf(w, "agentlsp %s: %v\nRun 'agentlsp %s --help' for usage.\n", ce.cmd, ce.err, ce.cmd)
+	case errors.As(err, &ce) && ce.code == exitUsage:
+		fmt.Fprintf(w, "agentlsp: %v\nRun 'agentlsp help' for usage.\n", ce.err)
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(w, "agentlsp: interrupted")
+	default:
+		fmt.Fprintf(w, "agentlsp: %s\n", trimPrefix(err.Error()))
+	}
+}

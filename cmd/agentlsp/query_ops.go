@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentlsp/agentlsp"
+)
+
+// result is a query's answer, ready to print as text or as JSON.
+type result struct {
+	answer agentlsp.Answer
+	doc    any      // the --json document
+	lines  []string // the text output, one entry a line (may hold newlines)
+	none   string   // what to say on stderr when lines is empty
+}
+
+// writeJSON writes the JSON document.
+func (r *result) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r.doc)
+}
+
+// writeText writes the lines on out, and on errOut what there is to know
+// about the answer: nothing found, a server still indexing, servers that
+// failed while others answered.
+func (r *result) writeText(out, errOut io.Writer) error {
+	for _, l := range r.lines {
+		if _, err := fmt.Fprintln(out, l); err != nil {
+			return err
+		}
+	}
+	if len(r.lines) == 0 {
+		fmt.Fprintf(errOut, "agentlsp: %s\n", r.none)
+	}
+	if r.answer.Indexing {
+		fmt.Fprintln(errOut, "agentlsp: note: a server was still starting or indexing; the answer may be incomplete")
+	}
+	for _, e := range r.answer.Errors {
+		fmt.Fprintf(errOut, "agentlsp: note: %s\n", trimPrefix(e))
+	}
+	return nil
+}
+
+func opDefinition(ctx context.Context, q *queryCall) (*result, error) {
+	ans, err := q.sess.Definition(ctx, q.args.path, q.pos)
+	return locationsResult(q.ed, ans, "no definition found", err)
+}
+
+func opReferences(ctx context.Context, q *queryCall) (*result, error) {
+	ans, err := q.sess.References(ctx, q.args.path, q.pos)
+	return locationsResult(q.ed, ans, "no references found", err)
+}
+
+func opImplementation(ctx context.Context, q *queryCall) (*result, error) {
+	ans, err := q.sess.Implementation(ctx, q.args.path, q.pos)
+	return locationsResult(q.ed, ans, "no implementation found", err)
+}
+
+// locationsJSON is the --json document of definition, references and
+// implementation.
+type locationsJSON struct {
+	agentlsp.Answer
+	Locations []agentlsp.EditorLocation `json:"locations"`
+}
+
+func locationsResult(ed *agentlsp.Editor, ans *agentlsp.LocationsAnswer, none string, err error) (*result, error) {
+	if err != nil {
+		return nil, err
+	}
+	doc := locationsJSON{Answer: ans.Answer, Locations: []agentlsp.EditorLocation{}}
+	res := &result{answer: ans.Answer, doc: &doc, none: none}
+	for _, l := range ans.Locations {
+		loc := editorLocation(ed, l.URI, l.Path, l.Range)
+		doc.Locations = append(doc.Locations, loc)
+		res.lines = append(res.lines, loc.String())
+	}
+	return res, nil
+}
+
+// editorLocation converts a location; one that is not a file keeps its
+// URI as path.
+func editorLocation(ed *agentlsp.Editor, uri, path string, r agentlsp.Range) agentlsp.EditorLocation {
+	if path == "" {
+		return agentlsp.EditorLocation{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1,
+			EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
+	}
+	return ed.Location(path, r)
+}
+
+// hoverJSON is hover's --json document; Hover is null when there is none.
+type hoverJSON struct {
+	agentlsp.Answer
+	Hover *string                  `json:"hover"`
+	Range *agentlsp.EditorLocation `json:"range,omitempty"`
+}
+
+func opHover(ctx context.Context, q *queryCall) (*result, error) {
+	ans, err := q.sess.Hover(ctx, q.args.path, q.pos)
+	if err != nil {
+		return nil, err
+	}
+	doc := hoverJSON{Answer: ans.Answer}
+	res := &result{answer: ans.Answer, doc: &doc, none: "no hover information"}
+	if h := ans.Hover; h != nil {
+		doc.Hover = &h.Text
+		res.lines = []string{h.Text}
+		if h.Range != nil {
+			loc := q.ed.Location(q.abs, *h.Range)
+			doc.Range = &loc
+		}
+	}
+	return res, nil
+}
+
+// symbolJSON is a symbol in --json output: Location is its name,
+// Range the whole declaration.
+type symbolJSON struct {
+	Name      string                  `json:"name"`
+	Kind      string                  `json:"kind"`
+	Detail    string                  `json:"detail,omitempty"`
+	Container string                  `json:"container,omitempty"`
+	Location  agentlsp.EditorLocation `json:"location"`
+	Range     agentlsp.EditorLocation `json:"range"`
+	Children  []symbolJSON            `json:"children,omitempty"`
+}
+
+// symbolsJSON is the --json document of documentSymbol and
+// workspaceSymbol.
+type symbolsJSON struct {
+	agentlsp.Answer
+	Symbols []symbolJSON `json:"symbols"`
+}
+
+func opDocumentSymbol(ctx context.Context, q *queryCall) (*result, error) {
+	ans, err := q.sess.DocumentSymbols(ctx, q.args.path)
+	return symbolsResult(q.ed, ans, "no symbols found", err)
+}
+
+func opWorkspaceSymbol(ctx context.Context, q *queryCall) (*result, error) {
+	ans, err := q.sess.WorkspaceSymbols(ctx, q.args.query)
+	return symbolsResult(q.ed, ans, "no symbols found", err)
+}
+
+func symbolsResult(ed *agentlsp.Editor, ans *agentlsp.SymbolsAnswer, none string, err error) (*result, error) {
+	if err != nil {
+		return nil, err
+	}
+	doc := symbolsJSON{Answer: ans.Answer, Symbols: []symbolJSON{}}
+	res := &result{answer: ans.Answer, doc: &doc, none: none}
+	for _, s := range ans.Symbols {
+		js := symbolTree(ed, s)
+		doc.Symbols = append(doc.Symbols, js)
+		res.lines = appendOutline(res.lines, js, 0)
+	}
+	return res, nil
+}
+
+// symbolTree converts a symbol and its children.
+func symbolTree(ed *agentlsp.Editor, s agentlsp.Symbol) symbolJSON {
+	js := symbolJSON{Name: s.Name, Kind: s.KindName, Detail: s.Detail, Container: s.ContainerName,
+		Location: editorLocation(ed, s.URI, s.Path, s.SelectionRange),
+		Range:    editorLocation(ed, s.URI, s.Path, s.Range)}
+	if js.Kind == "" {
+		js.Kind = fmt.Sprintf("kind %d", s.Kind)
+	}
+	for _, c := range s.Children {
+		js.Children = append(js.Children, symbolTree(ed, c))
+	}
+	return js
+}
+
+// appendOutline appends "kind name path:line:col" for s and its children,
+// indented two spaces a level.
+func appendOutline(lines []string, s symbolJSON, depth int) []string {
+	lines = append(lines, fmt.Sprintf("%s%s %s %s", strings.Repeat("  ", depth), s.Kind, s.Name, s.Location))
+	for _, c := range s.Children {
+		lines = appendOutline(lines, c, depth+1)
+	}
+	return lines
+}

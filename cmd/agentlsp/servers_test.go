@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// tableRow returns the fields of the table line of server id.
+func tableRow(t *testing.T, table, id string) string {
+	t.Helper()
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, id+" ") {
+			return strings.Join(strings.Fields(line), " ")
+		}
+	}
+	t.Fatalf("no row for %s in:\n%s", id, table)
+	return ""
+}
+
+func TestServersListsInstalledServers(t *testing.T) {
+	gopls := testenv.ServerBinary(t, "gopls")
+	ws := t.TempDir()
+	cfg := writeFile(t, t.TempDir(), "agentlsp.json", `{"servers": {
+		"pyright": {"disabled": true},
+		"zls": {"command": "no-such-zls", "extensions": {".zig": "zig"}, "installHint": "get zls"}}}`)
+	args := []string{"servers", "--workspace", ws, "--config", cfg}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	if !strings.HasPrefix(stdout, "SERVER ") || stderr != "" {
+		t.Errorf("stdout:\n%s\nstderr %q, want a table and no stderr", stdout, stderr)
+	}
+	for id, want := range map[string]string{
+		"gopls":   "gopls yes " + gopls + " not started",
+		"pyright": "pyright no " + testenv.ServerBinary(t, "pyright-langserver") + " -",
+		"zls":     "zls yes not installed: get zls not started",
+	} {
+		if row := tableRow(t, stdout, id); !strings.HasPrefix(row, want) {
+			t.Errorf("row %q, want it to start with %q", row, want)
+		}
+	}
+}
+
+func TestServersProbe(t *testing.T) {
+	ws := goWorkspace(t, nil)
+	writeFile(t, ws, "fake.root", "")
+	cfg := serverConfig(t, ws, map[string]any{"command": filepath.Join(ws, "no-such-server"),
+		"rootMarkers": []string{"fake.root"}, "installHint": "build the fake"})
+	args := []string{"servers", "--workspace", ws, "--config", cfg, "--probe"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	if row := tableRow(t, stdout, "gopls"); !strings.HasSuffix(row, " running") {
+		t.Errorf("gopls row %q, want running", row)
+	}
+	row := tableRow(t, stdout, "fake")
+	for _, want := range []string{"fake yes not installed: build the fake broken: transport: cannot start", "no-such-server", "; build the fake"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("fake row %q lacks %q", row, want)
+		}
+	}
+
+	args = append(args, "--json")
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	var doc struct{ Servers []serverJSON }
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("servers --json: %v\n%s", err, stdout)
+	}
+	found := 0
+	for _, s := range doc.Servers {
+		switch s.ID {
+		case "gopls":
+			found++
+			if !s.Installed || len(s.Instances) != 1 || s.Instances[0].State != "running" || s.Instances[0].Root != "." {
+				t.Errorf("gopls = %+v, want installed and running at the workspace root", s)
+			}
+		case "fake":
+			found++
+			if s.Installed || len(s.Instances) != 1 || !s.Instances[0].Broken || !strings.Contains(s.Instances[0].Error, "no-such-server") {
+				t.Errorf("fake = %+v, want not installed and broken", s)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("servers --json lists %d of gopls and fake:\n%s", found, stdout)
+	}
+}
