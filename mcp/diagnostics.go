@@ -1,0 +1,180 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// MaxDiagnosticsFiles bounds the files of one diagnostics call.
+const MaxDiagnosticsFiles = 50
+
+// noWait is the wait for diagnostics when the caller asked not to wait: long
+// enough to take what is already known, short enough that the status says
+// honestly when it is not current.
+const noWait = time.Millisecond
+
+// startupWait bounds how long a waiting diagnostics call keeps asking
+// while a server is still starting or indexing.
+const startupWait = 30 * time.Second
+
+// retryGap is the least time between two such tries.
+const retryGap = 250 * time.Millisecond
+
+// DiagnosticsInput is the diagnostics tool's input.
+type DiagnosticsInput struct {
+	Files []string `json:"files" jsonschema:"the files to check, relative to the workspace or absolute (at most 50)"`
+	Wait  *bool    `json:"wait,omitempty" jsonschema:"wait until the servers produced diagnostics for the files as they are on disk (default true); false answers at once with what is known, its status saying whether it is current"`
+}
+
+// DiagnosticsOutput is the diagnostics tool's structured answer.
+type DiagnosticsOutput struct {
+	Files []FileDiagnostics `json:"files"`
+}
+
+// FileDiagnostics is the diagnostics of one file. Status is fresh, stale,
+// timeout, not_ready, no_server or server_broken; Detail says why when it
+// is not fresh. More counts the diagnostics beyond the cap.
+type FileDiagnostics struct {
+	Path        string       `json:"path"`
+	Status      string       `json:"status"`
+	Detail      string       `json:"detail,omitempty"`
+	Servers     []string     `json:"servers"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	More        int          `json:"more,omitempty"`
+}
+
+// Diagnostic is one diagnostic; lines and columns are 1-based and count
+// characters.
+type Diagnostic struct {
+	Severity  string `json:"severity"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	Message   string `json:"message"`
+	Source    string `json:"source,omitempty"`
+	Code      string `json:"code,omitempty"`
+}
+
+// diagnosticsTool describes the diagnostics tool; wait defaults to true.
+func diagnosticsTool() *sdk.Tool {
+	schema, err := jsonschema.For[DiagnosticsInput](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: diagnostics input schema: %v", err)) // a bug in DiagnosticsInput
+	}
+	schema.Properties["wait"].Default = []byte("true")
+	return &sdk.Tool{
+		Name:  "diagnostics",
+		Title: "Diagnostics",
+		Description: "Check files with the workspace's language servers after editing them: re-reads the files " +
+			"from disk, waits for fresh diagnostics and reports every current error (compiler and type errors, " +
+			"undefined names, ...) as <diagnostics file=... status=...> blocks with [line:column] positions. " +
+			"status=\"fresh\" means the diagnostics describe the files as they are now; any other status " +
+			"(stale, timeout, not_ready, no_server, server_broken) comes with a note saying why.",
+		InputSchema: schema,
+		Annotations: readOnly("Diagnostics"),
+	}
+}
+
+// diagnostics handles a call of the diagnostics tool.
+func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in DiagnosticsInput) (*sdk.CallToolResult, DiagnosticsOutput, error) {
+	files, err := t.checkFiles(in.Files)
+	if err != nil {
+		return nil, DiagnosticsOutput{}, err
+	}
+	reports, err := t.fileReports(ctx, files, in.Wait == nil || *in.Wait)
+	if err != nil {
+		return nil, DiagnosticsOutput{}, explain(ctx, err, t.timeout)
+	}
+	ed := t.rt.Editor()
+	var b strings.Builder
+	if err := ed.Render(&b, reports); err != nil {
+		return nil, DiagnosticsOutput{}, err
+	}
+	out := DiagnosticsOutput{Files: make([]FileDiagnostics, 0, len(reports))}
+	for _, r := range reports {
+		f := fileDiagnostics(ed, r)
+		if f.Detail != "" {
+			fmt.Fprintf(&b, "note: %s is %s: %s\n", f.Path, f.Status, indent(f.Detail))
+		}
+		out.Files = append(out.Files, f)
+	}
+	return textResult(b.String()), out, nil
+}
+
+// fileReports re-syncs the files and gets their diagnostics. Waiting, it
+// asks again while a server is still starting or indexing (not_ready),
+// for up to startupWait: the first call after a server starts can take
+// longer than the diagnostics timeout. Not waiting, it takes what is known.
+func (t *tools) fileReports(ctx context.Context, files []string, wait bool) ([]messages.FileReport, error) {
+	if !wait {
+		return t.session.Diagnostics(ctx, files, agentlsp.WithTimeout(noWait))
+	}
+	deadline := time.Now().Add(startupWait)
+	for {
+		asked := time.Now()
+		reports, err := t.session.Diagnostics(ctx, files)
+		if err != nil || time.Now().After(deadline) || !slices.ContainsFunc(reports, notReady) {
+			return reports, err
+		}
+		// Never ask more often than every retryGap, whatever the answer's speed.
+		timer := time.NewTimer(time.Until(asked.Add(retryGap)))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+func notReady(r messages.FileReport) bool { return r.Status == messages.StatusNotReady }
+
+// checkFiles checks the files before anything is synced, so one bad name
+// fails the call at once with every problem named; duplicates are dropped.
+func (t *tools) checkFiles(files []string) ([]string, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: files is empty: name at least one file", ErrBadInput)
+	}
+	if len(files) > MaxDiagnosticsFiles {
+		return nil, fmt.Errorf("%w: %d files, at most %d per call", ErrBadInput, len(files), MaxDiagnosticsFiles)
+	}
+	var errs []error
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		if _, err := agentlsp.ReadText(t.rt.Workspace(), f); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if abs := t.abs(f); !seen[abs] {
+			seen[abs] = true
+			out = append(out, f)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// fileDiagnostics converts a report to the editor view.
+func fileDiagnostics(ed *agentlsp.Editor, r messages.FileReport) FileDiagnostics {
+	f := FileDiagnostics{Path: ed.Rel(r.Path), Status: string(r.Status), Detail: r.Detail,
+		Servers: append([]string{}, r.Servers...), Diagnostics: []Diagnostic{}, More: r.More}
+	for _, d := range ed.FileDiagnostics(r) {
+		f.Diagnostics = append(f.Diagnostics, Diagnostic{
+			Severity: d.Severity.String(), Message: d.Message, Source: d.Source, Code: d.Code,
+			Line: int(d.Range.Start.Line) + 1, Column: int(d.Range.Start.Character) + 1,
+			EndLine: int(d.Range.End.Line) + 1, EndColumn: int(d.Range.End.Character) + 1,
+		})
+	}
+	return f
+}

@@ -1,0 +1,3 @@
+module example.com/gonav
+
+go 1.22
