@@ -60,11 +60,16 @@ func (a *serverActor) onRequest(ctx actor.Context, r *messages.Request) {
 		timeout = a.cfg.Server.Request()
 	}
 	c := &call{req: r, sender: sender, deadline: a.cfg.Now().Add(timeout)}
-	a.calls[r.ID] = c
 	if a.state == messages.StateRunning {
+		if why := a.unsupported(r.Method); why != "" {
+			a.reply(ctx, sender, r.ID, nil, a.serverError(messages.ErrUnsupported, errors.New(why), nil))
+			return
+		}
+		a.calls[r.ID] = c
 		a.dispatch(ctx, c)
 		return
 	}
+	a.calls[r.ID] = c
 	a.after(ctx, timeout, &callExpired{id: r.ID})
 }
 

@@ -352,3 +352,20 @@ func count(ss []string, s string) int {
 	}
 	return n
 }
+
+func TestUnsupportedRequestAnsweredWithoutAsking(t *testing.T) {
+	h := newHarness(t)
+	srv, record := fakeServer(t, "--without", "implementationProvider")
+	pid := h.spawn(srv, t.TempDir(), nil)
+	h.awaitState(messages.StateRunning, 1, 30*time.Second)
+	resp := h.request(pid, "textDocument/implementation", map[string]any{}, 0)
+	if !errors.Is(resp.Err, messages.ErrUnsupported) || !strings.Contains(resp.Err.Error(), "implementationProvider") {
+		t.Errorf("implementation = %v, want ErrUnsupported naming implementationProvider", resp.Err)
+	}
+	if resp := h.request(pid, "textDocument/hover", map[string]any{}, 0); resp.Err != nil {
+		t.Errorf("hover = %v", resp.Err)
+	}
+	if contains(testenv.Methods(testenv.Records(t, record)), "textDocument/implementation") {
+		t.Error("the unsupported request was sent to the server")
+	}
+}

@@ -43,7 +43,9 @@ func gopls() *Server {
 		// findings (printf, unusedfunc, ...) a second after the type
 		// errors, after an edit's wait has settled; agents do not type
 		// keystroke by keystroke, so the delay only hides diagnostics.
-		Settings:    map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s"}},
+		// symbolScope workspace: a workspace symbol search otherwise fills
+		// its answer with the standard library's symbols.
+		Settings:    map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"}},
 		InstallHint: "go install golang.org/x/tools/gopls@v0.23.0",
 	}
 }

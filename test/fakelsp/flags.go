@@ -43,6 +43,7 @@ type config struct {
 	unknownResponse bool
 	ignoreShutdown  bool
 	stderrLines     stringList
+	without         stringList
 	grandchild      bool
 	grandchildPID   string
 	configFirst     bool
@@ -89,6 +90,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.IntVar(&c.stopAfter, "stop-reading-after", 0, "stop reading input after `N` messages, and block")
 	fs.Var(c.exitOn, "exit-on", "exit with code 3 on receiving `METHOD` (repeatable)")
 	fs.Var(c.hangOn, "hang-on", "never answer `METHOD` (repeatable)")
+	fs.Var(&c.without, "without", "leave `CAPABILITY` (e.g. implementationProvider) out of the capabilities (repeatable)")
 	fs.Var(c.garbageOn, "garbage-on", "answer `METHOD` with a frame that is not JSON (repeatable)")
 	fs.Var(c.invalidUTF8On, "invalid-utf8-on", "answer `METHOD` with invalid UTF-8 (repeatable)")
 	fs.Var(c.delay, "delay", "answer METHOD after DUR: `METHOD=DUR` (repeatable)")

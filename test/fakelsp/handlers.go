@@ -143,6 +143,9 @@ func (s *server) initializeResult() map[string]any {
 	if s.cfg.pull && !s.cfg.pullRegister {
 		caps["diagnosticProvider"] = pullOptions()
 	}
+	for _, c := range s.cfg.without {
+		delete(caps, c)
+	}
 	if s.utf8 {
 		caps["positionEncoding"] = "utf-8"
 	}
