@@ -15,5 +15,6 @@ fuzz ./textpos FuzzRoundTrip
 fuzz ./textpos FuzzLine
 fuzz ./config FuzzParse
 fuzz ./actors FuzzURIPath
+fuzz ./mcp FuzzToolArgs
 # Benchmarks run once each so they cannot rot; timings are not checked here.
 go test -run '^$' -bench . -benchtime 1x ./bench/
