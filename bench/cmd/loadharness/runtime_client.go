@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
+)
+
+// runtimeClient drives agentlsp through its embedding API: one Runtime
+// shared by every session (shared mode, what agentlsp is for), or one
+// Runtime per session on the same workspace (per-session mode: what an
+// integration that gives each agent its own language client does, each
+// starting its own servers).
+type runtimeClient struct {
+	rts      []*agentlsp.Runtime
+	sessions []*agentlsp.Session
+}
+
+// newRuntimeClient starts the runtimes (lazily: no server runs yet).
+func newRuntimeClient(ctx context.Context, spec serverSpec, dir string, sessions int, perSession bool,
+	settle, diagTimeout time.Duration) (*runtimeClient, error) {
+	c := &runtimeClient{}
+	n := 1
+	if perSession {
+		n = sessions
+	}
+	for range n {
+		rt, err := agentlsp.Start(ctx, agentlsp.Config{
+			Workspace: dir, Registry: config.RegistryOf(spec.def.Clone()), NoWatch: true,
+			Settle: settle, DiagnosticsTimeout: diagTimeout,
+		})
+		if err != nil {
+			return nil, errors.Join(err, c.close(ctx))
+		}
+		c.rts = append(c.rts, rt)
+	}
+	for i := range sessions {
+		c.sessions = append(c.sessions, c.rts[i%n].Session(fmt.Sprintf("agent-%d", i)))
+	}
+	return c, nil
+}
+
+// edit is Session.Edit: sync and wait for the diagnostics the edit caused.
+func (c *runtimeClient) edit(ctx context.Context, s int, f *file, text string, timeout time.Duration) (outcome, error) {
+	res, err := c.sessions[s].Edit(ctx, f.path, text, agentlsp.WithTimeout(timeout))
+	if err != nil {
+		return outcome{}, err
+	}
+	o := outcome{status: res.Status}
+	if len(res.Files) > 0 {
+		o.errors = len(res.Files[0].Diagnostics) // errors only: the default severity
+		o.otherFiles = len(res.Files) - 1
+	}
+	return o, nil
+}
+
+// nav is Session.Hover (even k) or Session.Definition (odd k).
+func (c *runtimeClient) nav(ctx context.Context, s int, f *file, k int) error {
+	var err error
+	if k%2 == 0 {
+		_, err = c.sessions[s].Hover(ctx, f.path, f.hover)
+	} else {
+		_, err = c.sessions[s].Definition(ctx, f.path, f.def)
+	}
+	return err
+}
+
+// close shuts every runtime down, in parallel.
+func (c *runtimeClient) close(ctx context.Context) error {
+	errs := make([]error, len(c.rts))
+	var wg sync.WaitGroup
+	for i, rt := range c.rts {
+		wg.Add(1)
+		// One per runtime, joined below.
+		go func() {
+			defer wg.Done()
+			errs[i] = rt.Shutdown(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
