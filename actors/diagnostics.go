@@ -131,7 +131,10 @@ type diagnosticsActor struct {
 	cfg    DiagnosticsConfig
 	timers *timers
 
-	store    map[diagKey]diagEntry
+	store    map[diagKey]*stored // see diagnostics_store.go
+	seq      uint64              // writes so far
+	log      []change            // recent writes
+	editedAt map[string]uint64   // document -> seq when an edit of it last started
 	byURI    map[string]map[messages.ServerKey]bool
 	servers  map[messages.ServerKey]*serverView
 	versions map[diagKey]int32 // latest version an edit synced, for staleness
@@ -182,7 +185,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 
 func (a *diagnosticsActor) onStarted(ctx actor.Context) {
 	a.timers = newTimers(ctx)
-	a.store = make(map[diagKey]diagEntry)
+	a.store = make(map[diagKey]*stored)
+	a.editedAt = make(map[string]uint64)
 	a.byURI = make(map[string]map[messages.ServerKey]bool)
 	a.servers = make(map[messages.ServerKey]*serverView)
 	a.versions = make(map[diagKey]int32)
@@ -223,27 +227,15 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 	dedup.Sort(ds)
 	kept, dropped := dedup.Cap(ds, a.cfg.MaxStored)
 	p := &published{version: m.Version, hasVersion: m.HasVersion, at: time.Now(), diags: kept, dropped: dropped}
-	e := a.store[k]
+	e := a.entry(k)
 	if m.Pulled {
 		e.pull = p
 	} else {
 		e.push = p
 	}
-	a.put(k, e)
+	a.write(k, e)
 	for _, ed := range a.edits {
 		a.onUpdate(ctx, ed, k, m.Pulled)
 	}
 	a.markDirty(m.URI)
-}
-
-// put stores an entry; an entry with no diagnostics at all is kept (it
-// says "clean at version v"), indexed by document.
-func (a *diagnosticsActor) put(k diagKey, e diagEntry) {
-	a.store[k] = e
-	servers := a.byURI[k.uri]
-	if servers == nil {
-		servers = make(map[messages.ServerKey]bool)
-		a.byURI[k.uri] = servers
-	}
-	servers[k.server] = true
 }

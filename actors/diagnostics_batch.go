@@ -110,7 +110,7 @@ func (a *diagnosticsActor) batchFor(id string, s *session) []messages.FileReport
 	sort.Strings(uris)
 	b := dedup.NewBatch(dedup.PerFile, dedup.PerBatch)
 	for _, u := range uris {
-		cur, _, _ := a.mergedWith(u, a.lookup)
+		cur, _, _ := a.mergedWith(u, a.entry)
 		cur = dedup.FilterSeverity(cur, a.cfg.MinSeverity)
 		s.delivered.Retain(u, cur)
 		unseen := s.delivered.Unseen(u, cur)
@@ -143,6 +143,9 @@ func (a *diagnosticsActor) markDelivered(id string, files []messages.FileReport)
 	}
 	s := a.session(id)
 	for _, f := range files {
+		// Forget what went away first, so the set holds only current keys.
+		cur, _, _ := a.mergedWith(f.URI, a.entry)
+		s.delivered.Retain(f.URI, cur)
 		s.delivered.Mark(f.URI, f.Diagnostics)
 	}
 }

@@ -15,7 +15,7 @@ type edit struct {
 	session  string
 	uri      string
 	started  time.Time
-	baseline map[diagKey]diagEntry // the store when the edit started
+	startSeq uint64 // the store's write count when the edit started: its baseline
 
 	req     *messages.AwaitEdit // nil until AwaitEdit arrives
 	replyTo *actor.PID
@@ -24,6 +24,7 @@ type edit struct {
 	// settleAt is when the settle window ends; zero while some server has
 	// not produced diagnostics for its version yet.
 	settleAt    time.Time
+	settleStart time.Time // when every server was done
 	settleTimer uint64
 	timeout     uint64 // timer ids
 	expiry      uint64
@@ -45,18 +46,18 @@ type (
 	editExpired struct{ id uint64 }
 )
 
-// onEditStarted snapshots the baseline. The snapshot copies the store's
-// map of immutable entries: O(documents), no diagnostics copied.
+// onEditStarted records where the edit's baseline is: the store's write
+// count now (see diagnostics_store.go).
 func (a *diagnosticsActor) onEditStarted(m *messages.EditStarted) {
 	if len(a.edits) >= maxPendingEdits {
 		a.cfg.Logger.Warn("too many edits pending; ignoring EditStarted", "edit", m.EditID)
 		return
 	}
-	base := make(map[diagKey]diagEntry, len(a.store))
-	for k, e := range a.store {
-		base[k] = e
+	if len(a.editedAt) >= maxChangeLog {
+		clear(a.editedAt)
 	}
-	e := &edit{id: m.EditID, session: m.Session, uri: m.URI, started: time.Now(), baseline: base}
+	a.editedAt[m.URI] = a.seq + 1 // after every write so far
+	e := &edit{id: m.EditID, session: m.Session, uri: m.URI, started: time.Now(), startSeq: a.seq}
 	e.expiry = a.timers.after(pendingEditLifetime, &editExpired{id: m.EditID})
 	a.edits[m.EditID] = e
 }
@@ -73,7 +74,7 @@ func (a *diagnosticsActor) onEditExpired(m *editExpired) {
 func (a *diagnosticsActor) onAwaitEdit(ctx actor.Context, m *messages.AwaitEdit) {
 	e, ok := a.edits[m.EditID]
 	if !ok {
-		e = &edit{id: m.EditID, session: m.Session, uri: m.URI, started: time.Now(), baseline: map[diagKey]diagEntry{}}
+		e = &edit{id: m.EditID, session: m.Session, uri: m.URI, started: time.Now(), startSeq: a.seq}
 		a.edits[m.EditID] = e
 	}
 	a.timers.cancel(e.expiry)
@@ -106,13 +107,39 @@ func (a *diagnosticsActor) onUpdate(ctx actor.Context, e *edit, k diagKey, pulle
 	}
 	for _, w := range e.waits {
 		if w.ServerKey == k.server {
-			if !pulled && !e.settleAt.IsZero() {
+			if !pulled && !e.settleAt.IsZero() && a.mayExtend(e, k.uri) {
 				e.settleAt = time.Now().Add(e.settle)
 			}
 			a.check(ctx, e)
 			return
 		}
 	}
+}
+
+// mayExtend reports whether a push for uri extends the edit's settle
+// window: one for the edited document (a later phase), or for a document
+// nobody edited since the edit started (a cascade into an importer); not
+// one caused by another agent's edit. The window never ends later than
+// three settle windows after the servers were all done.
+func (a *diagnosticsActor) mayExtend(e *edit, uri string) bool {
+	if time.Now().Add(e.settle).After(e.settleStart.Add(3 * e.settle)) {
+		return false
+	}
+	return uri == e.uri || !a.editedElsewhere(e, uri)
+}
+
+// editedElsewhere reports whether another edit touched uri: one started
+// after e, or one still waiting.
+func (a *diagnosticsActor) editedElsewhere(e *edit, uri string) bool {
+	if a.editedAt[uri] > e.startSeq {
+		return true
+	}
+	for _, o := range a.edits {
+		if o != e && o.uri == uri {
+			return true
+		}
+	}
+	return false
 }
 
 // check marks the servers that produced diagnostics for their version and
@@ -137,7 +164,8 @@ func (a *diagnosticsActor) check(ctx actor.Context, e *edit) {
 		return
 	}
 	if e.settleAt.IsZero() {
-		e.settleAt = time.Now().Add(e.settle)
+		e.settleStart = time.Now()
+		e.settleAt = e.settleStart.Add(e.settle)
 		e.settleTimer = a.timers.after(e.settle, &editSettled{id: e.id})
 	}
 }
@@ -150,7 +178,7 @@ func (a *diagnosticsActor) satisfied(e *edit, w *serverWait) (done, pulled bool)
 	if w.Err != nil || a.server(w.ServerKey).broken {
 		return true, true
 	}
-	en := a.store[diagKey{server: w.ServerKey, uri: e.uri}]
+	en := a.entry(diagKey{server: w.ServerKey, uri: e.uri})
 	if en.pull != nil && en.pull.version >= w.Version {
 		return true, true
 	}

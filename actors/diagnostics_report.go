@@ -31,10 +31,10 @@ func (a *diagnosticsActor) editResult(e *edit, timedOut string) *messages.EditRe
 	status, detail := a.editStatus(e, timedOut)
 	res := &messages.EditResult{EditID: e.id, Status: status}
 
-	cur, servers, dropped := a.mergedWith(e.uri, a.lookup)
+	cur, servers, dropped := a.mergedWith(e.uri, a.entry)
 	cur = dedup.FilterSeverity(cur, minSev)
 	if !req.All {
-		base, _, _ := a.mergedWith(e.uri, e.lookup)
+		base, _, _ := a.mergedWith(e.uri, a.baseline(e))
 		cur, _, _ = dedup.Delta(dedup.FilterSeverity(base, minSev), cur)
 	}
 	dedup.Sort(cur)
@@ -48,9 +48,10 @@ func (a *diagnosticsActor) editResult(e *edit, timedOut string) *messages.EditRe
 	return res
 }
 
-func (a *diagnosticsActor) lookup(k diagKey) diagEntry { return a.store[k] }
-
-func (e *edit) lookup(k diagKey) diagEntry { return e.baseline[k] }
+// baseline looks entries up as they were when e started.
+func (a *diagnosticsActor) baseline(e *edit) func(diagKey) diagEntry {
+	return func(k diagKey) diagEntry { return a.entryAt(k, e.startSeq) }
+}
 
 // mergedWith is every server's diagnostics of a document, looked up with
 // get (the store now, or an edit's baseline).
@@ -128,9 +129,15 @@ func errText(err error) string {
 // edit started and that now have problems they did not have: importers
 // broken by the edit.
 func (a *diagnosticsActor) cascade(e *edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
+	mine := make(map[messages.ServerKey]bool, len(e.waits))
+	for _, w := range e.waits {
+		mine[w.ServerKey] = true
+	}
 	changed := make(map[string]bool)
-	for k, en := range a.store {
-		if k.uri != e.uri && en != e.baseline[k] {
+	for k := range a.changedSince(e.startSeq) {
+		// Only documents of this edit's servers that nobody edited since:
+		// another agent's breakage is not this edit's.
+		if k.uri != e.uri && mine[k.server] && !a.editedElsewhere(e, k.uri) {
 			changed[k.uri] = true
 		}
 	}
@@ -144,8 +151,8 @@ func (a *diagnosticsActor) cascade(e *edit, minSev messages.Severity, maxFiles i
 		if len(out) == maxFiles {
 			break
 		}
-		cur, servers, _ := a.mergedWith(u, a.lookup)
-		base, _, _ := a.mergedWith(u, e.lookup)
+		cur, servers, _ := a.mergedWith(u, a.entry)
+		base, _, _ := a.mergedWith(u, a.baseline(e))
 		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
 		if len(added) == 0 {
 			continue
@@ -165,7 +172,7 @@ func (a *diagnosticsActor) snapshot(m *messages.GetDiagnostics) *messages.Diagno
 	}
 	out := &messages.DiagnosticsSnapshot{}
 	for _, uri := range m.URIs {
-		cur, servers, dropped := a.mergedWith(uri, a.lookup)
+		cur, servers, dropped := a.mergedWith(uri, a.entry)
 		cur = dedup.FilterSeverity(cur, minSev)
 		dedup.Sort(cur)
 		kept, more := dedup.Cap(cur, dedup.EditedFile)
@@ -185,7 +192,7 @@ func (a *diagnosticsActor) fileStatus(uri string) (messages.Status, string) {
 	status, detail := messages.StatusFresh, ""
 	for k := range a.byURI[uri] {
 		v := a.server(k)
-		en := a.store[diagKey{server: k, uri: uri}]
+		en := a.entry(diagKey{server: k, uri: uri})
 		switch {
 		case v.broken:
 			status, detail = messages.StatusServerBroken, k.ServerID+": "+errText(v.err)

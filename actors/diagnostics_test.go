@@ -223,3 +223,32 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestConcurrentEditsReportOnlyTheirOwn: two agents edit two files of one
+// server at the same time; neither answer names the other's file as one
+// its edit broke.
+func TestConcurrentEditsReportOnlyTheirOwn(t *testing.T) {
+	h := newHarness(t)
+	ws := monorepo(t)
+	reg := config.RegistryOf(fakeDef(t, "fake-go", []string{".go"}, []string{"go.mod"}, nil, "--push-delay", "50ms"))
+	p := h.pipeline(ws, reg, actors.DiagnosticsConfig{})
+	files := []string{filepath.Join(ws, "svc-a", "a.go"), filepath.Join(ws, "svc-a", "b.go")}
+	writeFile(t, files[1], "package svca\n")
+	for round := 0; round < 5; round++ {
+		results := make([]*messages.EditResult, 2)
+		done := make(chan int, 2)
+		for i := range files {
+			go func() { // joined below
+				results[i] = p.edit(fmt.Sprint("agent", i), files[i], fmt.Sprintf("x // ERROR: round %d file %d\n", round, i), nil)
+				done <- i
+			}()
+		}
+		<-done
+		<-done
+		for i, res := range results {
+			if len(res.Files) != 1 || res.Files[0].URI != actors.PathToURI(files[i]) {
+				t.Errorf("round %d, agent %d: files %+v, want only its own", round, i, res.Files)
+			}
+		}
+	}
+}

@@ -100,10 +100,12 @@ type serverActor struct {
 	pulls    map[string]*pullState    // pull diagnostics per document
 	progress map[string]bool
 
-	calls   map[uint64]*call // requests sent or queued
-	timers  *timers
-	broken  bool
-	lastErr error
+	calls    map[uint64]*call // requests sent or waiting
+	waiting  []uint64         // ids of calls not sent yet, in arrival order
+	inflight int              // calls sent and not answered
+	timers   *timers
+	broken   bool
+	lastErr  error
 	// activity counts requests and document messages received; idleSeq
 	// tells a pending idle check whether anything happened since.
 	activity uint64

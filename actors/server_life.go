@@ -98,7 +98,7 @@ func (a *serverActor) onIncStarted(ctx actor.Context, m *incStarted) {
 	a.caps, a.pid, a.broken, a.lastErr = caps, m.pid, false, nil
 	a.setState(ctx, messages.StateRunning, nil)
 	a.reopenAll(ctx)
-	a.flushQueued(ctx)
+	a.sendWaiting(ctx)
 }
 
 func (a *serverActor) onIncFailed(ctx actor.Context, m *incFailed) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -38,13 +39,20 @@ type (
 	callExpired struct{ id uint64 }
 )
 
-// onRequest accepts a request: answered at once when the server is broken
-// or overloaded, sent when it runs, queued (with its deadline) while it
-// starts or waits for a restart.
+// waitingFactor bounds the requests waiting for a free slot: at most
+// InFlight() in flight and (waitingFactor-1) x InFlight() waiting, each
+// with its own deadline; beyond that, ErrOverloaded at once.
+const waitingFactor = 4
+
+// onRequest accepts a request: answered at once when the server is broken,
+// does not offer the method, or is overloaded; otherwise sent when the
+// server runs and has a free slot, waiting in arrival order (with its
+// deadline) until then.
 func (a *serverActor) onRequest(ctx actor.Context, r *messages.Request) {
 	sender := ctx.Sender()
-	if len(a.calls) >= a.cfg.Server.InFlight() {
-		a.reply(ctx, sender, r.ID, nil, a.serverError(messages.ErrOverloaded, nil, nil))
+	if len(a.calls) >= waitingFactor*a.cfg.Server.InFlight() {
+		a.reply(ctx, sender, r.ID, nil, a.serverError(messages.ErrOverloaded,
+			fmt.Errorf("%d requests in flight and %d waiting", a.inflight, len(a.calls)-a.inflight), nil))
 		return
 	}
 	if _, dup := a.calls[r.ID]; dup {
@@ -55,22 +63,35 @@ func (a *serverActor) onRequest(ctx actor.Context, r *messages.Request) {
 		a.reply(ctx, sender, r.ID, nil, a.lastErr)
 		return
 	}
+	if why := a.unsupported(r.Method); a.state == messages.StateRunning && why != "" {
+		a.reply(ctx, sender, r.ID, nil, a.serverError(messages.ErrUnsupported, errors.New(why), nil))
+		return
+	}
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = a.cfg.Server.Request()
 	}
-	c := &call{req: r, sender: sender, deadline: a.cfg.Now().Add(timeout)}
-	if a.state == messages.StateRunning {
-		if why := a.unsupported(r.Method); why != "" {
-			a.reply(ctx, sender, r.ID, nil, a.serverError(messages.ErrUnsupported, errors.New(why), nil))
-			return
-		}
-		a.calls[r.ID] = c
-		a.dispatch(ctx, c)
-		return
+	a.calls[r.ID] = &call{req: r, sender: sender, deadline: a.cfg.Now().Add(timeout)}
+	a.waiting = append(a.waiting, r.ID)
+	a.sendWaiting(ctx)
+	if c := a.calls[r.ID]; c != nil && !c.sent {
+		a.after(ctx, timeout, &callExpired{id: r.ID})
 	}
-	a.calls[r.ID] = c
-	a.after(ctx, timeout, &callExpired{id: r.ID})
+}
+
+// sendWaiting sends waiting calls, oldest first, while the server runs and
+// has free slots.
+func (a *serverActor) sendWaiting(ctx actor.Context) {
+	for a.running() && a.inflight < a.cfg.Server.InFlight() && len(a.waiting) > 0 {
+		id := a.waiting[0]
+		a.waiting = a.waiting[1:]
+		if c, ok := a.calls[id]; ok && !c.sent {
+			a.dispatch(ctx, c)
+		}
+	}
+	if len(a.waiting) == 0 {
+		a.waiting = nil // let the backing array go
+	}
 }
 
 // dispatch sends a call on the running connection.
@@ -83,19 +104,11 @@ func (a *serverActor) dispatch(ctx actor.Context, c *call) {
 	}
 	callCtx, cancel := context.WithTimeout(context.Background(), remaining)
 	c.cancel, c.sent = cancel, true
+	a.inflight++
 	send, inc, id, attempt := a.send(ctx), a.inc.n, c.req.ID, c.attempt
 	conn.Go(callCtx, c.req.Method, c.req.Params, func(res json.RawMessage, err error) {
 		send(&callDone{inc: inc, id: id, attempt: attempt, result: res, err: err})
 	})
-}
-
-// flushQueued sends the calls that waited for the server to run.
-func (a *serverActor) flushQueued(ctx actor.Context) {
-	for _, c := range a.calls {
-		if !c.sent {
-			a.dispatch(ctx, c)
-		}
-	}
 }
 
 func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
@@ -109,6 +122,7 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 		if a.cfg.Now().Add(delay).Before(c.deadline) {
 			c.cancel()
 			c.cancel, c.sent = nil, false
+			a.inflight--
 			c.attempt++
 			a.after(ctx, delay, &callRetry{id: m.id})
 			return
@@ -138,9 +152,8 @@ func (a *serverActor) onCallRetry(ctx actor.Context, m *callRetry) {
 	if !ok || c.sent {
 		return
 	}
-	if a.state == messages.StateRunning {
-		a.dispatch(ctx, c)
-	}
+	a.waiting = append([]uint64{m.id}, a.waiting...) // first in line
+	a.sendWaiting(ctx)
 }
 
 // onCallExpired answers a call that is still queued when its time is up.
@@ -171,13 +184,17 @@ func (a *serverActor) onCancel(ctx actor.Context, m *messages.Cancel) {
 	a.finish(ctx, c, nil, messages.ErrCanceled)
 }
 
-// finish answers a call and forgets it.
+// finish answers a call, forgets it, and gives its slot to a waiting one.
 func (a *serverActor) finish(ctx actor.Context, c *call, result json.RawMessage, err error) {
 	delete(a.calls, c.req.ID)
+	if c.sent {
+		a.inflight--
+	}
 	if c.cancel != nil {
 		c.cancel()
 	}
 	a.reply(ctx, c.sender, c.req.ID, result, err)
+	a.sendWaiting(ctx)
 	a.scheduleIdle(ctx)
 }
 
@@ -192,8 +209,9 @@ func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result 
 	ctx.Send(to, resp)
 }
 
-// failAll answers every pending call with err.
+// failAll answers every pending call with err (none is sent meanwhile).
 func (a *serverActor) failAll(ctx actor.Context, err error) {
+	a.waiting = nil
 	for _, c := range a.calls {
 		a.finish(ctx, c, nil, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentlsp/agentlsp/actors"
@@ -315,12 +316,16 @@ func TestOverloaded(t *testing.T) {
 	pid := h.spawn(srv, t.TempDir(), nil)
 	h.awaitState(messages.StateRunning, 1, 30*time.Second)
 	raw, _ := json.Marshal(map[string]any{})
-	for i := 0; i < 2; i++ {
+	// 2 in flight and 6 waiting for a slot: the bound.
+	for i := 0; i < 8; i++ {
 		h.sys.Root.Send(pid, &messages.Request{ID: requestIDs.Add(1), Method: "textDocument/hover", Params: raw})
 	}
 	resp := h.request(pid, "textDocument/hover", map[string]any{}, 0)
-	if !errors.Is(resp.Err, messages.ErrOverloaded) {
-		t.Errorf("third request = %v, want ErrOverloaded", resp.Err)
+	if !errors.Is(resp.Err, messages.ErrOverloaded) || !strings.Contains(resp.Err.Error(), "2 requests in flight and 6 waiting") {
+		t.Errorf("ninth request = %v, want ErrOverloaded", resp.Err)
+	}
+	if st := h.status(pid); st.InFlight != 8 {
+		t.Errorf("calls held = %d, want 8", st.InFlight)
 	}
 }
 
@@ -367,5 +372,23 @@ func TestUnsupportedRequestAnsweredWithoutAsking(t *testing.T) {
 	}
 	if contains(testenv.Methods(testenv.Records(t, record)), "textDocument/implementation") {
 		t.Error("the unsupported request was sent to the server")
+	}
+}
+
+func TestWaitingRequestsServedWhenSlotsFree(t *testing.T) {
+	h := newHarness(t)
+	srv, _ := fakeServer(t, "--delay", "textDocument/hover=50ms")
+	srv.MaxInFlight = 2
+	pid := h.spawn(srv, t.TempDir(), nil)
+	raw, _ := json.Marshal(map[string]any{})
+	futures := make([]*actor.Future, 8)
+	for i := range futures {
+		futures[i] = h.sys.Root.RequestFuture(pid, &messages.Request{ID: requestIDs.Add(1), Method: "textDocument/hover", Params: raw}, 30*time.Second)
+	}
+	for i, f := range futures {
+		res, err := f.Result()
+		if err != nil || res.(*messages.Response).Err != nil {
+			t.Errorf("request %d = %v, %v; want served after waiting for a slot", i, res, err)
+		}
 	}
 }
