@@ -18,6 +18,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // fakeRuntime starts a runtime on a copy of the pyproj testdata with the

@@ -11,6 +11,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
 func realEdit(r *messages.AwaitEdit) { r.Timeout = 60 * time.Second }
@@ -39,8 +40,8 @@ func diag(line, col, endLine, endCol uint32, code, source, msg string) messages.
 func TestPipelineRealGopls(t *testing.T) {
 	h := newHarness(t)
 	ws := t.TempDir()
-	copyInto(t, filepath.Join("..", "test", "testdata", "gomod"), filepath.Join(ws, "gomod"))
-	copyInto(t, filepath.Join("..", "test", "testdata", "gocross"), filepath.Join(ws, "gocross"))
+	testenv.CopyInto(t, filepath.Join("..", "test", "testdata", "gomod"), filepath.Join(ws, "gomod"))
+	testenv.CopyInto(t, filepath.Join("..", "test", "testdata", "gocross"), filepath.Join(ws, "gocross"))
 	ws, _ = filepath.EvalSymlinks(ws)
 	p := h.pipeline(ws, config.RegistryOf(builtin(t, "gopls", "gopls")), actors.DiagnosticsConfig{})
 
@@ -78,7 +79,7 @@ func TestPipelineRealGopls(t *testing.T) {
 func TestPipelineRealPyright(t *testing.T) {
 	h := newHarness(t)
 	ws := t.TempDir()
-	copyInto(t, filepath.Join("..", "test", "testdata", "pyproj"), ws)
+	testenv.CopyInto(t, filepath.Join("..", "test", "testdata", "pyproj"), ws)
 	ws, _ = filepath.EvalSymlinks(ws)
 	p := h.pipeline(ws, config.RegistryOf(builtin(t, "pyright", "pyright-langserver")), actors.DiagnosticsConfig{})
 

@@ -64,7 +64,7 @@ func TestRouterRealServersInOneWorkspace(t *testing.T) {
 	h := newHarness(t)
 	ws := t.TempDir()
 	for _, p := range []string{"gomod", "pyproj", "tsproj"} {
-		copyInto(t, filepath.Join("..", "test", "testdata", p), filepath.Join(ws, p))
+		testenv.CopyInto(t, filepath.Join("..", "test", "testdata", p), filepath.Join(ws, p))
 	}
 	ws, _ = filepath.EvalSymlinks(ws)
 	reg := config.RegistryOf(
@@ -145,25 +145,4 @@ func firstLocation(t *testing.T, raw json.RawMessage) location {
 		it.URI, it.Range = it.TargetURI, it.TargetSelectionRange
 	}
 	return location{it.URI, [4]int{it.Range.Start.Line, it.Range.Start.Character, it.Range.End.Line, it.Range.End.Character}}
-}
-
-func copyInto(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/agentlsp/agentlsp/transport"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 var hoverParams = json.RawMessage(`{"textDocument":{"uri":"file:///x.fake"},"position":{"line":0,"character":0}}`)

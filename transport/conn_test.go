@@ -22,6 +22,8 @@ import (
 	"github.com/agentlsp/agentlsp/transport"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // fake starts the fake server with flags and a record file; the

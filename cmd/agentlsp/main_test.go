@@ -16,6 +16,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // runTimeout bounds one command in the tests: real servers take seconds

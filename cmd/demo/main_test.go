@@ -9,6 +9,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestDemo runs the demo against the real gopls and pyright the test

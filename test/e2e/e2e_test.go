@@ -17,6 +17,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // project is one real-server case.

@@ -26,8 +26,8 @@ func TestMCPBinaryOverStdio(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	ws := t.TempDir()
-	copyDir(t, filepath.Join("..", "testdata", "gomod"), filepath.Join(ws, "gomod"))
-	copyDir(t, filepath.Join("..", "testdata", "pyproj"), filepath.Join(ws, "pyproj"))
+	testenv.CopyInto(t, filepath.Join("..", "testdata", "gomod"), filepath.Join(ws, "gomod"))
+	testenv.CopyInto(t, filepath.Join("..", "testdata", "pyproj"), filepath.Join(ws, "pyproj"))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -90,25 +90,4 @@ func locationsOf(t *testing.T, structured any) []location {
 		locs = append(locs, location{l.Path, l.Line, l.Column})
 	}
 	return locs
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // env is a runtime over a workspace of n Python files served by the fake.

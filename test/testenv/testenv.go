@@ -232,6 +232,17 @@ func ServerDirs() []string {
 func CopyDir(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
+	CopyInto(t, src, dst)
+	real, err := filepath.EvalSymlinks(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// CopyInto copies the directory src into dst (created if needed).
+func CopyInto(t testing.TB, src, dst string) {
+	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -250,9 +261,4 @@ func CopyDir(t testing.TB, src string) string {
 	if err != nil {
 		t.Fatalf("copy %s: %v", src, err)
 	}
-	real, err := filepath.EvalSymlinks(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return real
 }

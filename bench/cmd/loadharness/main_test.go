@@ -18,6 +18,8 @@ import (
 
 // TestMain re-executes the test binary as the fake server (testenv's
 // marker is the harness's fakeEnv) and checks for leaks.
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes; see testenv.Main.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestHarnessSmoke runs the harness for a few seconds with tiny parameters
