@@ -56,7 +56,7 @@ func (a *diagnosticsActor) onEditStarted(m *messages.EditStarted) {
 	if len(a.editedAt) >= maxChangeLog {
 		clear(a.editedAt)
 	}
-	a.editedAt[m.URI] = a.seq + 1 // after every write so far
+	a.editedAt[m.URI] = a.seq
 	e := &edit{id: m.EditID, session: m.Session, uri: m.URI, started: time.Now(), startSeq: a.seq}
 	e.expiry = a.timers.after(pendingEditLifetime, &editExpired{id: m.EditID})
 	a.edits[m.EditID] = e
@@ -210,9 +210,12 @@ func (a *diagnosticsActor) onEditTimeout(ctx actor.Context, m *editTimeout) {
 	a.release(ctx, e, fmt.Sprintf("timed out after %v", time.Since(e.started).Round(time.Millisecond)))
 }
 
-// release answers the edit and forgets it.
+// release answers the edit and forgets it. The document counts as edited
+// until now, so edits that overlapped this one do not take its
+// diagnostics for their own cascade.
 func (a *diagnosticsActor) release(ctx actor.Context, e *edit, timedOut string) {
 	delete(a.edits, e.id)
+	a.editedAt[e.uri] = a.seq
 	a.timers.cancel(e.timeout)
 	a.timers.cancel(e.settleTimer)
 	res := a.editResult(e, timedOut)
