@@ -3,6 +3,7 @@ package messages
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -28,7 +29,39 @@ var (
 	ErrNotOpen = errors.New("agentlsp: document not open")
 	// ErrUnsupported: the server does not offer the requested feature.
 	ErrUnsupported = errors.New("agentlsp: not supported by the server")
+	// ErrSpawn: a server's command cannot be started (*SpawnError).
+	ErrSpawn = errors.New("agentlsp: cannot start the server")
 )
+
+// SpawnError says that a server's command cannot be started (missing,
+// not executable) and how to fix it. It matches ErrSpawn and, through
+// Unwrap, its cause (for example exec.ErrNotFound).
+type SpawnError struct {
+	Command string // the command, as configured: "gopls"
+	Err     error  // the cause, e.g. the *exec.Error from exec.Cmd.Start
+	Hint    string // what to do, e.g. "install it: go install golang.org/x/tools/gopls@latest"
+}
+
+// Error renders `agentlsp: cannot start "gopls": <cause>; <hint>`, leaving
+// out the cause or hint when empty, and the command name the cause repeats.
+func (e *SpawnError) Error() string {
+	msg := fmt.Sprintf("agentlsp: cannot start %q", e.Command)
+	if e.Err != nil {
+		cause := e.Err.Error()
+		cause = strings.TrimPrefix(cause, "exec: "+strconv.Quote(e.Command)+": ")
+		msg += ": " + cause
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *SpawnError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrSpawn.
+func (e *SpawnError) Is(target error) bool { return target == ErrSpawn }
 
 // ServerError describes why a request to a server failed: which server, and
 // the last lines its process wrote to stderr. It wraps one of the sentinel

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // Kind classifies a server failure.
@@ -30,7 +32,7 @@ func (k Kind) String() string {
 }
 
 // Classify returns SpawnFailure when err says the server cannot be started:
-// a *SpawnError, or an error matching (errors.Is) exec.ErrNotFound,
+// a *messages.SpawnError, or an error matching (errors.Is) exec.ErrNotFound,
 // exec.ErrDot, fs.ErrNotExist, fs.ErrPermission, syscall.ENOENT,
 // syscall.EACCES or syscall.ENOEXEC, such as the *exec.Error or
 // *fs.PathError that exec.Cmd.Start returns. Anything else, nil included, is
@@ -39,7 +41,7 @@ func Classify(err error) Kind {
 	if err == nil {
 		return Crash
 	}
-	var se *SpawnError
+	var se *messages.SpawnError
 	switch {
 	case errors.As(err, &se),
 		errors.Is(err, exec.ErrNotFound),
@@ -53,50 +55,6 @@ func Classify(err error) Kind {
 	}
 	return Crash
 }
-
-// SpawnError says that a server's command cannot be started and how to fix
-// it. The transport returns it; Classify recognises it, and it matches
-// ErrSpawn and (through Unwrap) its Err.
-type SpawnError struct {
-	Command string // the command, as configured: "gopls"
-	Err     error  // the cause, e.g. the *exec.Error from exec.Cmd.Start
-	Hint    string // what to do, e.g. "install it: go install golang.org/x/tools/gopls@latest"
-}
-
-// Error renders the error as
-//
-//	supervisor: cannot start "gopls": executable file not found in $PATH; install it: ...
-//
-// leaving out the cause or hint when empty.
-func (e *SpawnError) Error() string {
-	msg := fmt.Sprintf("supervisor: cannot start %q", e.Command)
-	if cause := e.cause(); cause != "" {
-		msg += ": " + cause
-	}
-	if e.Hint != "" {
-		msg += "; " + e.Hint
-	}
-	return msg
-}
-
-// cause returns the text of Err without a repeated command name: an
-// *exec.Error for Command contributes only its inner error.
-func (e *SpawnError) cause() string {
-	if e.Err == nil {
-		return ""
-	}
-	var ee *exec.Error
-	if errors.As(e.Err, &ee) && ee.Name == e.Command && ee.Err != nil {
-		return ee.Err.Error()
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns Err.
-func (e *SpawnError) Unwrap() error { return e.Err }
-
-// Is reports whether target is ErrSpawn.
-func (e *SpawnError) Is(target error) bool { return target == ErrSpawn }
 
 // Action is what to do with a failed server.
 type Action int
@@ -183,12 +141,12 @@ func broken(err error, retryAt time.Time, attempt int) Decision {
 }
 
 // spawnError returns err as an error matching ErrSpawn: err itself if it
-// already does, else a *SpawnError naming the command found in err.
+// already does, else a *messages.SpawnError naming the command found in err.
 func spawnError(err error) error {
 	if errors.Is(err, ErrSpawn) {
 		return err
 	}
-	se := &SpawnError{Err: err}
+	se := &messages.SpawnError{Err: err}
 	var ee *exec.Error
 	var pe *fs.PathError
 	switch {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlsp/agentlsp/messages"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -52,7 +53,7 @@ func TestClassify(t *testing.T) {
 		{"not executable", startErr(t, writeFile(t, "srv", "#!/bin/sh\n", 0o644)), SpawnFailure},
 		{"directory", startErr(t, t.TempDir()), SpawnFailure},
 		{"bad format", startErr(t, writeFile(t, "bad", "\x7fELF\x00garbage", 0o755)), SpawnFailure},
-		{"wrapped SpawnError", fmt.Errorf("transport: %w", &SpawnError{Command: "gopls"}), SpawnFailure},
+		{"wrapped SpawnError", fmt.Errorf("transport: %w", &messages.SpawnError{Command: "gopls"}), SpawnFailure},
 		{"process exit", exitErr, Crash},
 		{"plain", errors.New("read |0: broken pipe"), Crash},
 		{"nil", nil, Crash},
@@ -68,19 +69,19 @@ func TestSpawnError(t *testing.T) {
 	hint := "install it: go install golang.org/x/tools/gopls@latest"
 	missing := startErr(t, "agentlsp-no-such-server")
 	tests := []struct {
-		err  *SpawnError
+		err  *messages.SpawnError
 		want string
 	}{
 		{
-			&SpawnError{Command: "gopls", Err: &exec.Error{Name: "gopls", Err: exec.ErrNotFound}, Hint: hint},
-			`supervisor: cannot start "gopls": executable file not found in $PATH; ` + hint,
+			&messages.SpawnError{Command: "gopls", Err: &exec.Error{Name: "gopls", Err: exec.ErrNotFound}, Hint: hint},
+			`agentlsp: cannot start "gopls": executable file not found in $PATH; ` + hint,
 		},
 		{
-			&SpawnError{Command: "agentlsp-no-such-server", Err: missing},
-			`supervisor: cannot start "agentlsp-no-such-server": executable file not found in $PATH`,
+			&messages.SpawnError{Command: "agentlsp-no-such-server", Err: missing},
+			`agentlsp: cannot start "agentlsp-no-such-server": executable file not found in $PATH`,
 		},
-		{&SpawnError{Command: "x", Err: errors.New("boom")}, `supervisor: cannot start "x": boom`},
-		{&SpawnError{Command: "x"}, `supervisor: cannot start "x"`},
+		{&messages.SpawnError{Command: "x", Err: errors.New("boom")}, `agentlsp: cannot start "x": boom`},
+		{&messages.SpawnError{Command: "x"}, `agentlsp: cannot start "x"`},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -115,7 +116,7 @@ func TestDecideWithoutBudget(t *testing.T) {
 		wantReason  string
 	}{
 		{"spawn failure", missing, true, []error{ErrSpawn, os.ErrNotExist}, `cannot start "/nonexistent/x"`},
-		{"spawn error", &SpawnError{Command: "gopls", Hint: "install"}, true, []error{ErrSpawn}, "; install"},
+		{"spawn error", &messages.SpawnError{Command: "gopls", Hint: "install"}, true, []error{ErrSpawn}, "; install"},
 		{"not restartable", errors.New("exit status 2"), false, []error{ErrNotRestartable}, `"exit status 2"`},
 	}
 	for _, tt := range tests {

@@ -19,13 +19,17 @@
 // cancels the timers not yet fired and waits for callbacks already running.
 package supervisor
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentlsp/agentlsp/messages"
+)
 
 // Sentinel errors, carried in Decision.Err. Match them with errors.Is.
 var (
 	// ErrSpawn: the server cannot be started at all (missing executable,
-	// permission denied). A *SpawnError matches it.
-	ErrSpawn = errors.New("supervisor: cannot start server")
+	// no permission): messages.ErrSpawn, matched by *messages.SpawnError.
+	ErrSpawn = messages.ErrSpawn
 	// ErrNotRestartable: the server failed and its configuration forbids
 	// restarting it.
 	ErrNotRestartable = errors.New("supervisor: restart disabled")

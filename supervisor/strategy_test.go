@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlsp/agentlsp/messages"
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 	"github.com/google/go-cmp/cmp"
@@ -180,7 +181,7 @@ func TestStrategySpawnFailureStopsAtOnce(t *testing.T) {
 		WithOnBroken(func(_ *actor.PID, d Decision) { broken <- d }))
 	defer h.close(t)
 
-	err := &SpawnError{Command: "gopls", Err: &exec.Error{Name: "gopls", Err: exec.ErrNotFound}, Hint: "install it"}
+	err := &messages.SpawnError{Command: "gopls", Err: &exec.Error{Name: "gopls", Err: exec.ErrNotFound}, Hint: "install it"}
 	h.sys.Root.Send(h.child, crash{err})
 	await(t, h.probe.stopped, "the child to stop")
 	d := await(t, broken, "OnBroken")

@@ -88,7 +88,7 @@ type Conn struct {
 
 // Start spawns the server (or dials it) and starts the connection. It
 // blocks while the process starts or the socket is dialled. A server that
-// cannot be started gives a *SpawnError.
+// cannot be started gives a *messages.SpawnError.
 func Start(ctx context.Context, opts Options) (*Conn, error) {
 	opts = withDefaults(opts)
 	c := &Conn{opts: opts, done: make(chan struct{}), log: opts.Logger}

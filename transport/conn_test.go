@@ -310,9 +310,9 @@ func TestStoppedReaderTimesOutWrites(t *testing.T) {
 
 func TestMissingBinaryIsSpawnError(t *testing.T) {
 	_, err := transport.Start(context.Background(), transport.Options{Command: "agentlsp-no-such-server"})
-	var se *transport.SpawnError
+	var se *messages.SpawnError
 	if !errors.As(err, &se) || !errors.Is(err, exec.ErrNotFound) {
-		t.Fatalf("Start = %v, want *SpawnError wrapping exec.ErrNotFound", err)
+		t.Fatalf("Start = %v, want *messages.SpawnError wrapping exec.ErrNotFound", err)
 	}
 	if se.Command != "agentlsp-no-such-server" {
 		t.Errorf("SpawnError.Command = %q", se.Command)

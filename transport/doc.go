@@ -22,7 +22,6 @@ package transport
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Errors of this package. The connection's end cause (Err) wraps one of
@@ -43,19 +42,3 @@ var (
 	// does not read them.
 	ErrQueueFull = errors.New("transport: outgoing queue full")
 )
-
-// SpawnError says a server process could not be started (binary missing,
-// not executable). It unwraps to the os/exec error, so errors.Is with
-// exec.ErrNotFound or fs.ErrPermission works.
-type SpawnError struct {
-	Command string
-	Err     error
-}
-
-// Error names the command and the cause.
-func (e *SpawnError) Error() string {
-	return fmt.Sprintf("transport: cannot start %q: %v", e.Command, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *SpawnError) Unwrap() error { return e.Err }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // process is one spawned server process in its own process group.
@@ -30,11 +32,11 @@ type process struct {
 
 // spawn starts command in its own process group with env added to the
 // runtime's environment and dir as working directory. The command is never
-// run through a shell. A failure to start is a *SpawnError.
+// run through a shell. A failure to start is a *messages.SpawnError.
 func spawn(command string, args, env []string, dir string, stderrLines int) (*process, error) {
 	path, err := exec.LookPath(command)
 	if err != nil {
-		return nil, &SpawnError{Command: command, Err: err}
+		return nil, &messages.SpawnError{Command: command, Err: err}
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env = mergeEnv(os.Environ(), env)
@@ -48,7 +50,7 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
 	if err := cmd.Start(); err != nil {
 		pipes.closeAll()
-		return nil, &SpawnError{Command: command, Err: err}
+		return nil, &messages.SpawnError{Command: command, Err: err}
 	}
 	pipes.closeChild()
 

@@ -56,7 +56,7 @@ func TestServersProbe(t *testing.T) {
 		t.Errorf("gopls row %q, want running", row)
 	}
 	row := tableRow(t, stdout, "fake")
-	for _, want := range []string{"fake yes not installed: build the fake broken: transport: cannot start", "no-such-server", "; build the fake"} {
+	for _, want := range []string{"fake yes not installed: build the fake broken: agentlsp: cannot start", "no-such-server", "; build the fake"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("fake row %q lacks %q", row, want)
 		}
