@@ -99,13 +99,12 @@ func (c *Conn) waitCall(ctx context.Context, written func(), method string, para
 	stop := context.AfterFunc(c.life, cancel)
 	defer stop()
 
-	var raw json.RawMessage
-	id, err := c.rpc.Call(context.WithValue(callCtx, writtenKey{}, written), method, params, &raw)
+	// No result pointer: jsonrpc2 would decode the result with a decoder
+	// per call; the stream hands the raw result over instead.
+	id, err := c.rpc.Call(context.WithValue(callCtx, writtenKey{}, written), method, params, nil)
+	raw := c.stream.take(id)
 	switch {
 	case err == nil:
-		if len(raw) == 0 {
-			raw = json.RawMessage("null")
-		}
 		finish(raw, nil)
 	case c.life.Err() != nil && ctx.Err() == nil:
 		finish(nil, c.endErr(ErrClosed))

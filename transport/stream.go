@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -44,6 +45,18 @@ type frameStream struct {
 	out          io.Writer // rwc, or the write end when reads and writes differ
 	maxSize      int64
 	writeTimeout time.Duration
+
+	// results hands a response's raw result to the call that waits for it,
+	// so jsonrpc2 never decodes it (it would allocate a decoder per call).
+	// A slot exists from the call's write until the caller takes it; a
+	// response that arrives without a slot (late, unknown id) is dropped.
+	mu      sync.Mutex
+	results map[jsonrpc2.ID]*resultSlot
+}
+
+// resultSlot receives one call's raw result.
+type resultSlot struct {
+	raw json.RawMessage
 }
 
 func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Duration) *frameStream {
@@ -53,6 +66,7 @@ func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Dur
 		out:          rwc,
 		maxSize:      maxSize,
 		writeTimeout: writeTimeout,
+		results:      make(map[jsonrpc2.ID]*resultSlot),
 	}
 }
 
@@ -68,11 +82,87 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 		return nil, total, fmt.Errorf("%w: reading %d byte body: %v", ErrProtocol, length, err)
 	}
 	total += length
-	msg, err := jsonrpc2.DecodeMessage(data)
+	msg, err := s.decode(data)
 	if err != nil {
 		return nil, total, fmt.Errorf("%w: %v: %q", ErrProtocol, err, preview(data))
 	}
 	return msg, total, nil
+}
+
+// envelope is a JSON-RPC message as it arrives.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc2.Error `json:"error"`
+}
+
+// decode turns a frame into a jsonrpc2 message with encoding/json (no
+// decoder per frame, unlike jsonrpc2.DecodeMessage). A response's result
+// goes to the slot of the call that waits for it.
+func (s *frameStream) decode(data []byte) (jsonrpc2.Message, error) {
+	var env envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, err
+	}
+	hasID := len(env.ID) > 0 && string(env.ID) != "null"
+	var id jsonrpc2.ID
+	if hasID {
+		if err := id.UnmarshalJSON(env.ID); err != nil {
+			return nil, fmt.Errorf("invalid id %s", env.ID)
+		}
+	}
+	switch {
+	case env.Method != "" && hasID:
+		return jsonrpc2.NewCall(id, env.Method, rawOrNull(env.Params))
+	case env.Method != "":
+		return jsonrpc2.NewNotification(env.Method, rawOrNull(env.Params))
+	case !hasID:
+		return nil, errors.New("a response without an id")
+	}
+	var rerr error
+	if env.Error != nil {
+		rerr = env.Error
+	} else {
+		s.deliver(id, env.Result)
+	}
+	return jsonrpc2.NewResponse(id, nil, rerr)
+}
+
+func rawOrNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	return r
+}
+
+// expect opens the result slot of a call about to be written.
+func (s *frameStream) expect(id jsonrpc2.ID) {
+	s.mu.Lock()
+	s.results[id] = &resultSlot{}
+	s.mu.Unlock()
+}
+
+func (s *frameStream) deliver(id jsonrpc2.ID, raw json.RawMessage) {
+	s.mu.Lock()
+	if slot, ok := s.results[id]; ok {
+		slot.raw = raw
+	}
+	s.mu.Unlock()
+}
+
+// take closes a call's result slot and returns what it received ("null"
+// when the server sent no result).
+func (s *frameStream) take(id jsonrpc2.ID) json.RawMessage {
+	s.mu.Lock()
+	slot := s.results[id]
+	delete(s.results, id)
+	s.mu.Unlock()
+	if slot == nil || len(slot.raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return slot.raw
 }
 
 func (s *frameStream) readHeader() (length, total int64, err error) {
@@ -140,6 +230,9 @@ func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, e
 	data, err := encodeMessage(msg)
 	if err != nil {
 		return 0, err
+	}
+	if call, ok := msg.(*jsonrpc2.Call); ok {
+		s.expect(call.ID())
 	}
 	if d, ok := s.out.(deadliner); ok {
 		deadline := time.Now().Add(s.writeTimeout)
