@@ -175,3 +175,29 @@ func TestPassiveBatchesReachTheChannel(t *testing.T) {
 		t.Fatal("no batch")
 	}
 }
+
+// TestCloseAfterDelete: a file deleted on disk can still be closed, and
+// an edit of a file no server handles is refused without leaving anything
+// behind.
+func TestCloseAfterDelete(t *testing.T) {
+	rt, ws, record := fakeRuntime(t)
+	s := rt.Session("agent")
+	ctx := context.Background()
+	util := filepath.Join(ws, "util.py")
+	if err := s.Open(ctx, util); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "didOpen at the fake", func() bool {
+		return strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/didOpen")
+	})
+	os.Remove(util)
+	if err := s.Close(ctx, util); err != nil {
+		t.Errorf("Close of a deleted file = %v", err)
+	}
+	testenv.Eventually(t, 10*time.Second, "didClose at the fake", func() bool {
+		return strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/didClose")
+	})
+	if _, err := s.Edit(ctx, filepath.Join(ws, "pyproject.toml"), "x"); !errors.Is(err, messages.ErrNoServer) {
+		t.Errorf("Edit of a file without a server = %v, want ErrNoServer", err)
+	}
+}

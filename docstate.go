@@ -74,6 +74,11 @@ func (s *Session) current(ctx context.Context, path string) (abs, uri, text stri
 		return "", "", "", err
 	}
 	text, ok := s.rt.known(abs)
+	if ok && s.holds(abs) {
+		// The servers have this text and this session holds the file open:
+		// nothing to send.
+		return abs, actors.PathToURI(abs), text, nil
+	}
 	if !ok {
 		if text, err = ReadText(s.rt.workspace, abs); err != nil {
 			return "", "", "", err
@@ -81,8 +86,15 @@ func (s *Session) current(ctx context.Context, path string) (abs, uri, text stri
 	}
 	synced, err := s.sync(ctx, abs, messages.SyncChange, text)
 	if err != nil {
-		return "", "", "", err
+		return "", "", "", asGiven(err, path)
 	}
 	s.rt.remember(abs, text)
 	return abs, synced.URI, text, nil
+}
+
+// holds reports whether this session holds path open.
+func (s *Session) holds(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened[path]
 }

@@ -81,20 +81,28 @@ func (s *Session) locations(ctx context.Context, path, method string, pos Positi
 	}
 	out := &LocationsAnswer{Answer: ans, Locations: []Location{}}
 	seen := map[Location]bool{}
-	for _, r := range results {
-		locs, err := ParseLocations(r.Result)
-		if err != nil {
-			out.Errors = append(out.Errors, r.ServerID+": "+err.Error())
-			continue
-		}
-		for _, l := range locs {
-			if !seen[l] {
-				seen[l] = true
-				out.Locations = append(out.Locations, l)
-			}
+	for _, l := range collect(results, &out.Answer, ParseLocations) {
+		if !seen[l] { // several servers may give the same location
+			seen[l] = true
+			out.Locations = append(out.Locations, l)
 		}
 	}
 	return out, nil
+}
+
+// collect parses every server's result and concatenates them; a result
+// that does not parse becomes one of the answer's errors.
+func collect[T any](results []messages.ServerResult, ans *Answer, parse func(json.RawMessage) ([]T, error)) []T {
+	out := []T{}
+	for _, r := range results {
+		items, err := parse(r.Result)
+		if err != nil {
+			ans.Errors = append(ans.Errors, r.ServerID+": "+err.Error())
+			continue
+		}
+		out = append(out, items...)
+	}
+	return out
 }
 
 // Hover returns the documentation and type of the symbol at pos.
@@ -135,15 +143,10 @@ func (s *Session) DocumentSymbols(ctx context.Context, path string) (*SymbolsAns
 	if err != nil {
 		return nil, err
 	}
-	out := &SymbolsAnswer{Answer: ans, Symbols: []Symbol{}}
-	for _, r := range results {
-		syms, err := ParseDocumentSymbols(r.Result, uri)
-		if err != nil {
-			out.Errors = append(out.Errors, r.ServerID+": "+err.Error())
-			continue
-		}
-		out.Symbols = append(out.Symbols, syms...)
-	}
+	out := &SymbolsAnswer{Answer: ans}
+	out.Symbols = collect(results, &out.Answer, func(raw json.RawMessage) ([]Symbol, error) {
+		return ParseDocumentSymbols(raw, uri)
+	})
 	return out, nil
 }
 
@@ -161,15 +164,8 @@ func (s *Session) WorkspaceSymbols(ctx context.Context, query string) (*SymbolsA
 	if err != nil {
 		return nil, err
 	}
-	out := &SymbolsAnswer{Answer: ans, Symbols: []Symbol{}}
-	for _, r := range results {
-		syms, err := ParseWorkspaceSymbols(r.Result)
-		if err != nil {
-			out.Errors = append(out.Errors, r.ServerID+": "+err.Error())
-			continue
-		}
-		out.Symbols = append(out.Symbols, syms...)
-	}
+	out := &SymbolsAnswer{Answer: ans}
+	out.Symbols = collect(results, &out.Answer, ParseWorkspaceSymbols)
 	return out, nil
 }
 
@@ -180,15 +176,8 @@ func (s *Session) PrepareCallHierarchy(ctx context.Context, path string, pos Pos
 	if err != nil {
 		return nil, err
 	}
-	out := &CallItemsAnswer{Answer: ans, Items: []CallItem{}}
-	for _, r := range results {
-		items, err := ParseCallItems(r.Result)
-		if err != nil {
-			out.Errors = append(out.Errors, r.ServerID+": "+err.Error())
-			continue
-		}
-		out.Items = append(out.Items, items...)
-	}
+	out := &CallItemsAnswer{Answer: ans}
+	out.Items = collect(results, &out.Answer, ParseCallItems)
 	return out, nil
 }
 
@@ -210,15 +199,8 @@ func (s *Session) calls(ctx context.Context, item CallItem, method string, parse
 	if err != nil {
 		return nil, err
 	}
-	out := &CallsAnswer{Answer: ans, Calls: []Call{}}
-	for _, r := range results {
-		calls, err := parse(r.Result)
-		if err != nil {
-			out.Errors = append(out.Errors, r.ServerID+": "+err.Error())
-			continue
-		}
-		out.Calls = append(out.Calls, calls...)
-	}
+	out := &CallsAnswer{Answer: ans}
+	out.Calls = collect(results, &out.Answer, parse)
 	return out, nil
 }
 

@@ -70,19 +70,22 @@ func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOptio
 
 func (s *Session) edit(ctx context.Context, path, text string, o EditOptions, maxOther int) (*messages.EditResult, error) {
 	rt := s.rt
-	resolved, err := s.resolve(ctx, path)
+	abs, err := actors.CheckFile(rt.workspace, path)
 	if err != nil {
 		return nil, err
 	}
 	id := rt.nextID()
-	rt.sys.Root.Send(rt.diag, &messages.EditStarted{EditID: id, Session: s.id, URI: resolved.URI})
-	synced, err := s.sync(ctx, resolved.Path, messages.SyncChange, text)
+	// EditStarted goes out before the change, so the diagnostics actor
+	// takes its baseline before any diagnostics of the new version.
+	rt.sys.Root.Send(rt.diag, &messages.EditStarted{EditID: id, Session: s.id, URI: actors.PathToURI(abs)})
+	synced, err := s.sync(ctx, abs, messages.SyncChange, text)
 	if synced != nil {
 		// The server actors keep the text even when their server is down.
-		rt.remember(resolved.Path, text)
+		rt.remember(abs, text)
 	}
 	if err != nil {
-		return nil, err
+		rt.sys.Root.Send(rt.diag, &messages.EditAborted{EditID: id})
+		return nil, asGiven(err, path)
 	}
 	req := &messages.AwaitEdit{
 		EditID: id, Session: s.id, URI: synced.URI, Servers: synced.Servers, All: o.All,
@@ -155,52 +158,42 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOption
 // Open opens a file (its text read from disk) on its servers for this
 // session. Opening is reference counted per session.
 func (s *Session) Open(ctx context.Context, path string) error {
-	resolved, err := s.resolve(ctx, path)
+	abs, err := actors.CheckFile(s.rt.workspace, path)
 	if err != nil {
 		return err
 	}
-	text, err := ReadText(s.rt.workspace, resolved.Path)
+	text, err := ReadText(s.rt.workspace, abs)
 	if err != nil {
 		return err
 	}
-	if _, err = s.sync(ctx, resolved.Path, messages.SyncOpen, text); err == nil {
-		s.rt.remember(resolved.Path, text)
+	if _, err = s.sync(ctx, abs, messages.SyncOpen, text); err == nil {
+		s.rt.remember(abs, text)
 	}
 	return err
 }
 
 // Close drops this session's reference on a file; the servers close it
-// when no session holds it open.
+// when no session holds it open. The file need not exist any more.
 func (s *Session) Close(ctx context.Context, path string) error {
-	resolved, err := s.resolve(ctx, path)
+	abs, err := actors.InWorkspace(s.rt.workspace, path)
 	if err != nil {
 		return err
 	}
-	_, err = s.sync(ctx, resolved.Path, messages.SyncClose, "")
+	_, err = s.sync(ctx, abs, messages.SyncClose, "")
 	s.mu.Lock()
-	delete(s.opened, resolved.Path)
+	delete(s.opened, abs)
 	s.mu.Unlock()
 	return err
 }
 
 // Save sends didSave for a file open in this session.
 func (s *Session) Save(ctx context.Context, path string) error {
-	resolved, err := s.resolve(ctx, path)
+	abs, err := actors.InWorkspace(s.rt.workspace, path)
 	if err != nil {
 		return err
 	}
-	_, err = s.sync(ctx, resolved.Path, messages.SyncSave, "")
+	_, err = s.sync(ctx, abs, messages.SyncSave, "")
 	return err
-}
-
-// resolve checks a path and finds its servers.
-func (s *Session) resolve(ctx context.Context, path string) (*messages.Resolved, error) {
-	res, err := s.rt.ask(ctx, s.rt.router, &messages.Resolve{Path: path}, nil)
-	if err != nil {
-		return nil, err
-	}
-	r := res.(*messages.Resolved)
-	return r, r.Err
 }
 
 // sync sends one document action for this session and returns the
@@ -280,4 +273,14 @@ func ReadText(workspace, path string) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrNotText, path)
 	}
 	return string(b), nil
+}
+
+// asGiven makes a path error name the path as the caller gave it (the
+// actors were sent the resolved absolute path).
+func asGiven(err error, given string) error {
+	var pe *messages.PathError
+	if errors.As(err, &pe) {
+		pe.Path = given
+	}
+	return err
 }

@@ -170,6 +170,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.onEditSettled(ctx, m)
 	case *editExpired:
 		a.onEditExpired(m)
+	case *messages.EditAborted:
+		a.onEditAborted(m)
 	case *messages.Subscribe:
 		a.onSubscribe(ctx, m)
 	case *messages.Unsubscribe:

@@ -69,6 +69,14 @@ func (a *diagnosticsActor) onEditExpired(m *editExpired) {
 	}
 }
 
+// onEditAborted forgets an edit whose change never went out.
+func (a *diagnosticsActor) onEditAborted(m *messages.EditAborted) {
+	if e, ok := a.edits[m.EditID]; ok && !e.waiting() {
+		a.timers.cancel(e.expiry)
+		delete(a.edits, m.EditID)
+	}
+}
+
 // onAwaitEdit attaches the wait to its edit (an edit without EditStarted
 // gets an empty baseline) and checks it at once: diagnostics may be there.
 func (a *diagnosticsActor) onAwaitEdit(ctx actor.Context, m *messages.AwaitEdit) {

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
@@ -43,9 +41,10 @@ func BenchmarkRequestDirect(b *testing.B) {
 	}
 }
 
-// BenchmarkRequestServerActor is the same round trip through the server
-// actor: its overhead is the difference to BenchmarkRequestDirect.
-func BenchmarkRequestServerActor(b *testing.B) {
+// serverActor starts a server actor on the fake and returns a function
+// that sends it one hover and waits for the answer; the actor, its
+// process and the actor system are stopped at the end of the benchmark.
+func serverActor(b *testing.B) func() error {
 	sys := actors.NewSystem(nil)
 	reaper := &actors.Reaper{}
 	cmd, args, env := testenv.FakeServer(b)
@@ -53,62 +52,47 @@ func BenchmarkRequestServerActor(b *testing.B) {
 		Server: &config.Server{ID: "fake", Command: cmd, Args: args, Env: env},
 		Root:   b.TempDir(), Reaper: reaper,
 	}))
-	defer func() {
+	b.Cleanup(func() {
 		_ = sys.Root.StopFuture(pid).Wait()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		reaper.Wait(ctx)
 		sys.Shutdown()
-	}()
+	})
 	var ids atomic.Uint64
-	ask := func() {
+	ask := func() error {
 		res, err := sys.Root.RequestFuture(pid, &messages.Request{ID: ids.Add(1), Method: "textDocument/hover", Params: hoverParams}, 30*time.Second).Result()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r := res.(*messages.Response); r.Err != nil {
-			b.Fatal(r.Err)
-		}
-	}
-	ask() // waits for the handshake
-	b.ReportAllocs()
-	for b.Loop() {
-		ask()
-	}
-}
-
-// BenchmarkRequestServerActorParallel: many callers share one server actor.
-func BenchmarkRequestServerActorParallel(b *testing.B) {
-	sys := actors.NewSystem(nil)
-	reaper := &actors.Reaper{}
-	cmd, args, env := testenv.FakeServer(b)
-	pid := sys.Root.Spawn(actors.NewServerProps(actors.ServerConfig{
-		Server: &config.Server{ID: "fake", Command: cmd, Args: args, Env: env},
-		Root:   b.TempDir(), Reaper: reaper,
-	}))
-	defer func() {
-		_ = sys.Root.StopFuture(pid).Wait()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		reaper.Wait(ctx)
-		sys.Shutdown()
-	}()
-	var ids atomic.Uint64
-	ask := func(root *actor.RootContext) error {
-		res, err := root.RequestFuture(pid, &messages.Request{ID: ids.Add(1), Method: "textDocument/hover", Params: hoverParams}, 30*time.Second).Result()
 		if err != nil {
 			return err
 		}
 		return res.(*messages.Response).Err
 	}
-	if err := ask(sys.Root); err != nil {
+	if err := ask(); err != nil { // waits for the handshake
 		b.Fatal(err)
 	}
+	return ask
+}
+
+// BenchmarkRequestServerActor is the same round trip through the server
+// actor: its overhead is the difference to BenchmarkRequestDirect.
+func BenchmarkRequestServerActor(b *testing.B) {
+	ask := serverActor(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ask(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRequestServerActorParallel: many callers share one server actor.
+func BenchmarkRequestServerActorParallel(b *testing.B) {
+	ask := serverActor(b)
 	b.ReportAllocs()
 	b.SetParallelism(8)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := ask(sys.Root); err != nil {
+			if err := ask(); err != nil {
 				b.Error(err)
 				return
 			}

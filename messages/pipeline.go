@@ -51,6 +51,13 @@ type EditStarted struct {
 	URI     string
 }
 
+// EditAborted tells the diagnostics actor that the change announced by
+// EditStarted never went out (for example the file has no server): it
+// forgets the edit. No reply.
+type EditAborted struct {
+	EditID uint64
+}
+
 // AwaitEdit asks for the diagnostics an edit caused, once every server in
 // Servers produced diagnostics for the version it got (or Timeout passes).
 // The reply is EditResult.
