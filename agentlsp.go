@@ -5,10 +5,12 @@
 //
 // The runtime is an actor system (protoactor-go): a router actor maps files
 // to language-server actors (one per server and project root, shared by
-// every session), and a diagnostics actor ties diagnostics to document
-// versions. This package is the thin typed edge over those actors;
-// orchestrators that speak actors can send the messages package's types to
-// Runtime.Router and Runtime.Diagnostics directly.
+// every session) and holds the one record of every open document, and a
+// diagnostics actor ties diagnostics to document versions. This package is
+// the thin typed edge over those actors (navigation answers are the types
+// of package results); orchestrators that speak actors can send the
+// messages package's types to Runtime.Router and Runtime.Diagnostics
+// directly.
 //
 // All methods are safe for concurrent use. Every call that waits takes a
 // context and returns when it is cancelled, when its answer arrives, or when
@@ -28,7 +30,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/actors/diagnostics"
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/actors/router"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/supervisor"
@@ -44,9 +48,8 @@ type Config struct {
 	// Registry, when set, is used instead of ConfigFile and the built-ins.
 	Registry *config.Registry
 	// ServerPath lists directories searched for server commands before
-	// PATH (default: $AGENTLSP_CACHE/bin and $AGENTLSP_CACHE/npm/node_modules/.bin,
-	// where scripts/install-servers.sh installs them; AGENTLSP_CACHE
-	// defaults to ~/.cache/agentlsp).
+	// PATH (default: config.DefaultServerPath, where
+	// scripts/install-servers.sh installs them).
 	ServerPath []string
 	// NoWatch disables the file watcher.
 	NoWatch bool
@@ -71,7 +74,7 @@ type Runtime struct {
 	workspace string
 	registry  *config.Registry
 	sys       *actor.ActorSystem
-	reaper    *actors.Reaper
+	reaper    *lifecycle.Reaper
 	router    *actor.PID
 	diag      *actor.PID
 
@@ -80,9 +83,6 @@ type Runtime struct {
 	stopOnce sync.Once
 	mu       sync.Mutex
 	sessions map[string]*Session
-
-	docMu sync.Mutex
-	docs  map[string]*docState // see docstate.go
 }
 
 // Start starts a runtime for cfg.Workspace. It is lazy: no language server
@@ -100,13 +100,13 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	rt := &Runtime{
-		cfg: cfg, workspace: ws, registry: reg, reaper: &actors.Reaper{},
-		sys: actors.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session),
+		cfg: cfg, workspace: ws, registry: reg, reaper: &lifecycle.Reaper{},
+		sys: lifecycle.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session),
 	}
-	rt.diag = rt.sys.Root.Spawn(actors.NewDiagnosticsProps(actors.DiagnosticsConfig{
+	rt.diag = rt.sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{
 		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger,
 	}))
-	rt.router = rt.sys.Root.Spawn(actors.NewRouterProps(actors.RouterConfig{
+	rt.router = rt.sys.Root.Spawn(router.NewProps(router.Config{
 		Workspace: ws, Registry: reg, Reaper: rt.reaper, Observers: []*actor.PID{rt.diag},
 		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger,
 	}))
@@ -131,57 +131,17 @@ func workspaceRoot(dir string) (string, error) {
 	return real, nil
 }
 
-// registry loads the configuration and resolves server commands against
-// ServerPath, so installed servers are found without touching PATH.
+// registry is Config.Registry or the configuration file over the
+// built-ins, with server commands resolved against ServerPath.
 func registry(cfg Config) (*config.Registry, error) {
-	reg := cfg.Registry
-	if reg == nil {
-		var file *config.File
-		if cfg.ConfigFile != "" {
-			f, err := config.LoadAny(cfg.ConfigFile)
-			if err != nil {
-				return nil, err
-			}
-			file = f
-		}
-		r, err := config.NewRegistry(file)
-		if err != nil {
-			return nil, err
-		}
-		reg = r
-	}
 	dirs := cfg.ServerPath
 	if dirs == nil {
-		dirs = DefaultServerPath()
+		dirs = config.DefaultServerPath()
 	}
-	servers := reg.Servers()
-	for _, s := range servers {
-		s.Command = resolveCommand(s.Command, dirs)
+	if cfg.Registry != nil {
+		return cfg.Registry.WithCommandsIn(dirs), nil
 	}
-	return config.RegistryOf(servers...), nil
-}
-
-// DefaultServerPath is where scripts/install-servers.sh installs servers.
-func DefaultServerPath() []string {
-	cache := os.Getenv("AGENTLSP_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "agentlsp")
-	}
-	return []string{filepath.Join(cache, "bin"), filepath.Join(cache, "npm", "node_modules", ".bin")}
-}
-
-func resolveCommand(cmd string, dirs []string) string {
-	if cmd == "" || filepath.IsAbs(cmd) || filepath.Base(cmd) != cmd {
-		return cmd
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, cmd)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return cmd
+	return config.LoadRegistry(cfg.ConfigFile, dirs)
 }
 
 // Workspace is the workspace root (absolute, symlinks resolved).

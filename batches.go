@@ -5,8 +5,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // batchBuffer is how many batches a session's channel holds.
@@ -91,7 +91,7 @@ func (a *subscriber) offer(ctx actor.Context) {
 		return
 	}
 	for i := range a.held.Files {
-		a.held.Files[i].Path = actors.URIToPath(a.held.Files[i].URI)
+		a.held.Files[i].Path = paths.FromURI(a.held.Files[i].URI)
 	}
 	select {
 	case a.ch <- *a.held:

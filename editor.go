@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/textpos"
 )
 
@@ -55,11 +55,17 @@ func (e *Editor) Rel(path string) string {
 // from disk.
 func (e *Editor) SetText(path, text string) { e.texts[path] = text }
 
-func (e *Editor) text(path string) (string, error) {
+// Text returns the text of a file inside the workspace as the editor view
+// sees it (SetText's, else the disk's, read once).
+func (e *Editor) Text(path string) (string, error) {
 	if t, ok := e.texts[path]; ok {
 		return t, nil
 	}
-	t, err := ReadText(e.workspace, path)
+	abs, err := paths.CheckFile(e.workspace, path)
+	if err != nil {
+		return "", err
+	}
+	t, _, err := paths.ReadText(abs, path)
 	if err != nil {
 		return "", err
 	}
@@ -72,7 +78,7 @@ func (e *Editor) text(path string) (string, error) {
 // whole-word occurrence on the line (column is then ignored). Positions
 // past the end of the line or file are errors that say so.
 func (e *Editor) Position(path string, line1, col1 int, symbol string) (Position, error) {
-	text, err := e.text(path)
+	text, err := e.Text(path)
 	if err != nil {
 		return Position{}, err
 	}
@@ -91,7 +97,7 @@ func (e *Editor) Position(path string, line1, col1 int, symbol string) (Position
 	if err != nil {
 		return Position{}, fmt.Errorf("agentlsp: %s: %w", e.Rel(path), err)
 	}
-	return Position{Line: l, Character: c}, nil
+	return Position{Line: uint32(l), Character: uint32(c)}, nil
 }
 
 func errOr(err, def error) error {
@@ -110,20 +116,30 @@ func (e *Editor) Location(path string, r Range) EditorLocation {
 	return out
 }
 
+// LocationOf converts a range in a file (path) or, for a URI of another
+// scheme (path ""), keeps the URI as path and the positions +1.
+func (e *Editor) LocationOf(uri, path string, r Range) EditorLocation {
+	if path == "" {
+		return EditorLocation{Path: uri, Line: int(r.Start.Line) + 1, Column: int(r.Start.Character) + 1,
+			EndLine: int(r.End.Line) + 1, EndColumn: int(r.End.Character) + 1}
+	}
+	return e.Location(path, r)
+}
+
 func (e *Editor) point(path string, p Position) (int, int) {
-	if text, err := e.text(path); err == nil {
-		if l, c, err := textpos.ToEditor(text, p.Line, p.Character, textpos.UTF16); err == nil {
+	if text, err := e.Text(path); err == nil {
+		if l, c, err := textpos.ToEditor(text, int(p.Line), int(p.Character), textpos.UTF16); err == nil {
 			return l, c
 		}
 	}
-	return p.Line + 1, p.Character + 1
+	return int(p.Line) + 1, int(p.Character) + 1
 }
 
 // editorDiagnostic returns d with its range in editor columns (0-based
 // characters), for the dedup renderers that add one.
 func (e *Editor) editorDiagnostic(path string, d messages.Diagnostic) messages.Diagnostic {
 	conv := func(p messages.Position) messages.Position {
-		l, c := e.point(path, Position{Line: int(p.Line), Character: int(p.Character)})
+		l, c := e.point(path, p)
 		return messages.Position{Line: uint32(l - 1), Character: uint32(c - 1)}
 	}
 	d.Range.Start, d.Range.End = conv(d.Range.Start), conv(d.Range.End)
@@ -134,7 +150,7 @@ func (e *Editor) editorDiagnostic(path string, d messages.Diagnostic) messages.D
 func (e *Editor) FileDiagnostics(f messages.FileReport) []messages.Diagnostic {
 	path := f.Path
 	if path == "" {
-		path = actors.URIToPath(f.URI)
+		path = paths.FromURI(f.URI)
 	}
 	out := make([]messages.Diagnostic, len(f.Diagnostics))
 	for i, d := range f.Diagnostics {
@@ -153,7 +169,7 @@ func (e *Editor) Render(w io.Writer, files []messages.FileReport) error {
 	for _, f := range files {
 		path := f.Path
 		if path == "" {
-			path = actors.URIToPath(f.URI)
+			path = paths.FromURI(f.URI)
 		}
 		if err := dedup.Render(w, e.Rel(path), string(f.Status), e.FileDiagnostics(f), f.More); err != nil {
 			return err
@@ -168,7 +184,7 @@ func (e *Editor) Lines(files []messages.FileReport) []string {
 	for _, f := range files {
 		path := f.Path
 		if path == "" {
-			path = actors.URIToPath(f.URI)
+			path = paths.FromURI(f.URI)
 		}
 		for _, d := range e.FileDiagnostics(f) {
 			out = append(out, dedup.FormatLine(e.Rel(path), d))

@@ -1,9 +1,16 @@
 package agentlsp
 
 import (
-	"errors"
-
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/results"
+	"github.com/agentlsp/agentlsp/textpos"
+)
+
+// Position and Range are LSP positions and ranges: 0-based, UTF-16 code
+// units (the one position type of agentlsp; see messages.Position).
+type (
+	Position = messages.Position
+	Range    = messages.Range
 )
 
 // Errors of the embedding API. Errors from the actors (messages.ErrServerBroken,
@@ -13,11 +20,13 @@ var (
 	// ErrShutdown is returned by calls made during or after Shutdown.
 	ErrShutdown = messages.ErrShutdown
 	// ErrNoResult: no server that serves the file could answer.
-	ErrNoResult = errors.New("agentlsp: no server answered")
-	// ErrFileTooLarge: the file is larger than MaxFileSize.
-	ErrFileTooLarge = errors.New("agentlsp: file too large")
-	// ErrNotText: the file is binary or not valid UTF-8.
-	ErrNotText = errors.New("agentlsp: not a UTF-8 text file")
+	ErrNoResult = results.ErrNoResult
+	// ErrFileTooLarge: the file is larger than 16 MiB.
+	ErrFileTooLarge = messages.ErrFileTooLarge
+	// ErrNotText: the file or text is not valid UTF-8, or holds a NUL byte.
+	ErrNotText = messages.ErrNotText
 	// ErrBadResult: a server's result has a shape agentlsp does not know.
-	ErrBadResult = errors.New("agentlsp: unexpected result from the language server")
+	ErrBadResult = results.ErrBadResult
+	// ErrPastEnd: a position past the end of its line or of the file.
+	ErrPastEnd = textpos.ErrPastEnd
 )

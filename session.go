@@ -1,31 +1,27 @@
 package agentlsp
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"time"
-	"unicode/utf8"
 
-	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
-// MaxFileSize bounds the files agentlsp reads and syncs.
-const MaxFileSize = 16 << 20
+// maxParallelFiles bounds the files one Diagnostics call waits for at once.
+const maxParallelFiles = 8
 
 // Session is one agent's view of the runtime. Its methods are safe for
-// concurrent use and honour their context.
+// concurrent use and honour their context. The documents it holds open
+// are recorded by the router, which closes them when the session ends.
 type Session struct {
 	rt *Runtime
 	id string
 
-	mu     sync.Mutex
-	opened map[string]bool // paths this session holds open
-	sub    *subscription
+	mu  sync.Mutex
+	sub *subscription
 }
 
 // ID is the session's id.
@@ -61,31 +57,40 @@ func WithTimeout(d time.Duration) EditOption { return func(o *EditOptions) { o.T
 // other files where new errors appeared. res.Status says whether the answer
 // is fresh. It blocks until the diagnostics are in, the timeout, or ctx.
 func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOption) (*messages.EditResult, error) {
+	if err := paths.CheckText(text); err != nil {
+		return nil, err
+	}
+	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
+		return nil, err
+	}
+	return s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncChange, Text: text}, s.options(opts), 0)
+}
+
+func (s *Session) options(opts []EditOption) EditOptions {
 	o := EditOptions{MinSeverity: s.rt.cfg.MinSeverity}
 	for _, f := range opts {
 		f(&o)
 	}
-	return s.edit(ctx, path, text, o, 0)
+	return o
 }
 
-func (s *Session) edit(ctx context.Context, path, text string, o EditOptions, maxOther int) (*messages.EditResult, error) {
+// await syncs a document and waits for the diagnostics of the versions
+// its servers got: EditStarted goes to the diagnostics actor before the
+// change, so it takes its baseline before any diagnostics of the new
+// version; EditAborted when the change never went out.
+func (s *Session) await(ctx context.Context, sync *messages.SyncDocument, o EditOptions, maxOther int) (*messages.EditResult, error) {
 	rt := s.rt
-	abs, err := actors.CheckFile(rt.workspace, path)
+	abs, err := paths.InWorkspace(rt.workspace, sync.Path)
 	if err != nil {
 		return nil, err
 	}
 	id := rt.nextID()
-	// EditStarted goes out before the change, so the diagnostics actor
-	// takes its baseline before any diagnostics of the new version.
-	rt.sys.Root.Send(rt.diag, &messages.EditStarted{EditID: id, Session: s.id, URI: actors.PathToURI(abs)})
-	synced, err := s.sync(ctx, abs, messages.SyncChange, text)
-	if synced != nil {
-		// The server actors keep the text even when their server is down.
-		rt.remember(abs, text)
-	}
+	rt.sys.Root.Send(rt.diag, &messages.EditStarted{EditID: id, Session: s.id, URI: paths.URI(abs)})
+	sync.Session = s.id
+	synced, err := s.sync(ctx, sync)
 	if err != nil {
 		rt.sys.Root.Send(rt.diag, &messages.EditAborted{EditID: id})
-		return nil, asGiven(err, path)
+		return nil, err
 	}
 	req := &messages.AwaitEdit{
 		EditID: id, Session: s.id, URI: synced.URI, Servers: synced.Servers, All: o.All,
@@ -98,7 +103,7 @@ func (s *Session) edit(ctx context.Context, path, text string, o EditOptions, ma
 	}
 	out := res.(*messages.EditResult)
 	for i := range out.Files {
-		out.Files[i].Path = actors.URIToPath(out.Files[i].URI)
+		out.Files[i].Path = paths.FromURI(out.Files[i].URI)
 	}
 	return out, nil
 }
@@ -114,29 +119,36 @@ func (s *Session) waitFor(servers []messages.ServerVersion, opt time.Duration) t
 	}
 	var d time.Duration
 	for _, sv := range servers {
-		if def, ok := s.rt.registry.Get(sv.ServerID); ok && def.DiagnosticsWait() > d {
-			d = def.DiagnosticsWait()
+		if def, ok := s.rt.registry.Get(sv.ServerID); ok {
+			d = max(d, def.Effective().DiagnosticsTimeout)
 		}
 	}
 	return d
 }
 
-// Diagnostics re-syncs the files from disk and waits for their fresh
-// diagnostics, reporting everything current (not only what changed).
-func (s *Session) Diagnostics(ctx context.Context, paths []string, opts ...EditOption) ([]messages.FileReport, error) {
-	o := EditOptions{MinSeverity: s.rt.cfg.MinSeverity, All: true}
-	for _, f := range opts {
-		f(&o)
+// Diagnostics makes sure the servers have each file's current text (the
+// disk's, unless this runtime holds an edit newer than the disk), waits for
+// diagnostics that describe it in the workspace as it is now, and reports
+// everything current (not only what changed). At most 8 files are waited
+// for at once.
+func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
+	o := s.options(append([]EditOption{WithAll()}, opts...))
+	out := make([]messages.FileReport, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int, len(files))
+	for i := range files {
+		next <- i
 	}
-	out := make([]messages.FileReport, len(paths))
-	errs := make([]error, len(paths))
+	close(next)
 	var wg sync.WaitGroup
-	for i, p := range paths {
+	for range min(len(files), maxParallelFiles) {
 		wg.Add(1)
-		// One goroutine per file, joined before returning.
+		// A worker lives until the files run out; joined before returning.
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = s.fileDiagnostics(ctx, p, o)
+			for i := range next {
+				out[i], errs[i] = s.fileDiagnostics(ctx, files[i], o)
+			}
 		}()
 	}
 	wg.Wait()
@@ -144,11 +156,10 @@ func (s *Session) Diagnostics(ctx context.Context, paths []string, opts ...EditO
 }
 
 func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOptions) (messages.FileReport, error) {
-	text, err := ReadText(s.rt.workspace, path)
-	if err != nil {
+	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
 		return messages.FileReport{Path: path}, err
 	}
-	res, err := s.edit(ctx, path, text, o, -1)
+	res, err := s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncCurrent, Fresh: true}, o, -1)
 	if err != nil {
 		return messages.FileReport{Path: path}, err
 	}
@@ -158,63 +169,41 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOption
 // Open opens a file (its text read from disk) on its servers for this
 // session. Opening is reference counted per session.
 func (s *Session) Open(ctx context.Context, path string) error {
-	abs, err := actors.CheckFile(s.rt.workspace, path)
-	if err != nil {
+	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
 		return err
 	}
-	text, err := ReadText(s.rt.workspace, abs)
-	if err != nil {
-		return err
-	}
-	if _, err = s.sync(ctx, abs, messages.SyncOpen, text); err == nil {
-		s.rt.remember(abs, text)
-	}
+	_, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncCurrent})
 	return err
 }
 
 // Close drops this session's reference on a file; the servers close it
 // when no session holds it open. The file need not exist any more.
 func (s *Session) Close(ctx context.Context, path string) error {
-	abs, err := actors.InWorkspace(s.rt.workspace, path)
-	if err != nil {
-		return err
-	}
-	_, err = s.sync(ctx, abs, messages.SyncClose, "")
-	s.mu.Lock()
-	delete(s.opened, abs)
-	s.mu.Unlock()
+	_, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncClose})
 	return err
 }
 
 // Save sends didSave for a file open in this session.
 func (s *Session) Save(ctx context.Context, path string) error {
-	abs, err := actors.InWorkspace(s.rt.workspace, path)
-	if err != nil {
-		return err
-	}
-	_, err = s.sync(ctx, abs, messages.SyncSave, "")
+	_, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncSave})
 	return err
 }
 
-// sync sends one document action for this session and returns the
-// servers' versions; a server's own error is returned when every server
-// failed.
-func (s *Session) sync(ctx context.Context, path string, action messages.SyncAction, text string) (*messages.FileSynced, error) {
-	res, err := s.rt.ask(ctx, s.rt.router, &messages.SyncDocument{Session: s.id, Path: path, Action: action, Text: text}, nil)
+// sync sends one document action and returns the servers' versions; a
+// server's own error is returned when every server failed. Path errors
+// name the path as the caller gave it.
+func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages.FileSynced, error) {
+	given := m.Path
+	if m.Session == "" {
+		m.Session = s.id
+	}
+	res, err := s.rt.ask(ctx, s.rt.router, m, nil)
 	if err != nil {
 		return nil, err
 	}
 	fs := res.(*messages.FileSynced)
 	if fs.Err != nil {
-		return nil, fs.Err
-	}
-	if action == messages.SyncOpen || action == messages.SyncChange {
-		s.mu.Lock()
-		if s.opened == nil {
-			s.opened = make(map[string]bool)
-		}
-		s.opened[path] = true
-		s.mu.Unlock()
+		return nil, asGiven(fs.Err, given)
 	}
 	var errs []error
 	for _, sv := range fs.Servers {
@@ -230,49 +219,14 @@ func (s *Session) sync(ctx context.Context, path string, action messages.SyncAct
 
 // End closes every file the session opened and ends its subscription.
 func (s *Session) End(ctx context.Context) error {
-	s.mu.Lock()
-	paths := make([]string, 0, len(s.opened))
-	for p := range s.opened {
-		paths = append(paths, p)
-	}
-	s.mu.Unlock()
-	var errs []error
-	for _, p := range paths {
-		if err := s.Close(ctx, p); err != nil && !errors.Is(err, messages.ErrNotOpen) {
-			errs = append(errs, err)
-		}
-	}
+	_, err := s.rt.ask(ctx, s.rt.router, &messages.EndSession{Session: s.id}, nil)
 	s.stop()
 	s.rt.mu.Lock()
 	if s.rt.sessions[s.id] == s {
 		delete(s.rt.sessions, s.id)
 	}
 	s.rt.mu.Unlock()
-	return errors.Join(errs...)
-}
-
-// ReadText reads a file inside workspace as text: it must exist, be at
-// most MaxFileSize, and be valid UTF-8 without NUL bytes.
-func ReadText(workspace, path string) (string, error) {
-	abs, err := actors.CheckFile(workspace, path)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if fi.Size() > MaxFileSize {
-		return "", fmt.Errorf("%w: %s is %d bytes, the limit is %d", ErrFileTooLarge, path, fi.Size(), MaxFileSize)
-	}
-	b, err := os.ReadFile(abs)
-	if err != nil {
-		return "", err
-	}
-	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
-		return "", fmt.Errorf("%w: %s", ErrNotText, path)
-	}
-	return string(b), nil
+	return err
 }
 
 // asGiven makes a path error name the path as the caller gave it (the

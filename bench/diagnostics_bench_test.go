@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // The diagnostics pipeline: an edit to fresh diagnostics. Session.Edit
@@ -90,7 +90,7 @@ func reportOverhead(b *testing.B, elapsed time.Duration, n int, settle time.Dura
 func BenchmarkEditDirectPull(b *testing.B) {
 	c := directConn(b, nil, "--pull", "--no-push")
 	ctx := context.Background()
-	uri := actors.PathToURI("/bench/doc" + fakeExt)
+	uri := paths.URI("/bench/doc" + fakeExt)
 	texts := [2]string{fakeText(100, 2), fakeText(100, 1)}
 	open(b, c.Notify, uri, texts[0])
 	b.ReportAllocs()
@@ -117,7 +117,7 @@ func BenchmarkEditDirectPull(b *testing.B) {
 func BenchmarkEditDirectPush(b *testing.B) {
 	w := newPushWaiter()
 	c := directConn(b, w.onEvent)
-	uri := actors.PathToURI("/bench/doc" + fakeExt)
+	uri := paths.URI("/bench/doc" + fakeExt)
 	texts := [2]string{fakeText(100, 2), fakeText(100, 1)}
 	open(b, c.Notify, uri, texts[0])
 	w.wait(b, 1)

@@ -13,7 +13,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp"
-	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/actors/diagnostics"
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/actors/router"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
@@ -108,10 +110,10 @@ type pipeline struct {
 // startPipeline spawns the actors on ws with the fake server; they are
 // stopped, and their goroutines joined, when the benchmark ends.
 func startPipeline(tb testing.TB, ws string, flags ...string) *pipeline {
-	sys := actors.NewSystem(nil)
-	reaper := &actors.Reaper{}
-	diag := sys.Root.Spawn(actors.NewDiagnosticsProps(actors.DiagnosticsConfig{}))
-	router := sys.Root.Spawn(actors.NewRouterProps(actors.RouterConfig{
+	sys := lifecycle.NewSystem(nil)
+	reaper := &lifecycle.Reaper{}
+	diag := sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{}))
+	router := sys.Root.Spawn(router.NewProps(router.Config{
 		Workspace: ws, Registry: fakeRegistry(tb, flags...), Reaper: reaper, Observers: []*actor.PID{diag},
 	}))
 	tb.Cleanup(func() {

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentlsp/agentlsp/actors"
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/actors/server"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
@@ -45,10 +46,10 @@ func BenchmarkRequestDirect(b *testing.B) {
 // that sends it one hover and waits for the answer; the actor, its
 // process and the actor system are stopped at the end of the benchmark.
 func serverActor(b *testing.B) func() error {
-	sys := actors.NewSystem(nil)
-	reaper := &actors.Reaper{}
+	sys := lifecycle.NewSystem(nil)
+	reaper := &lifecycle.Reaper{}
 	cmd, args, env := testenv.FakeServer(b)
-	pid := sys.Root.Spawn(actors.NewServerProps(actors.ServerConfig{
+	pid := sys.Root.Spawn(server.NewProps(server.Config{
 		Server: &config.Server{ID: "fake", Command: cmd, Args: args, Env: env},
 		Root:   b.TempDir(), Reaper: reaper,
 	}))

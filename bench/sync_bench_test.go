@@ -33,7 +33,7 @@ func benchSync(b *testing.B, lines int, flags ...string) {
 	ws, file := fakeWorkspace(b, lines)
 	p := startPipeline(b, ws, flags...)
 	texts := [2]string{fakeText(lines, 0), fakeText(lines, 2)}
-	p.sync(b, file, messages.SyncOpen, texts[0])
+	p.sync(b, file, messages.SyncChange, texts[0])
 	var ids atomic.Uint64
 	flush := func() { p.fileRequest(b, ids.Add(1), file, "textDocument/hover", hoverParams) }
 	flush()
@@ -64,7 +64,7 @@ func BenchmarkSyncOpenClose(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		p.sync(b, file, messages.SyncOpen, text)
+		p.sync(b, file, messages.SyncChange, text)
 		p.sync(b, file, messages.SyncClose, "")
 		if i%flushEvery == 0 {
 			p.fileRequest(b, ids.Add(1), file, "textDocument/hover", hoverParams)

@@ -100,66 +100,45 @@ type Server struct {
 	InstallHint string `json:"installHint,omitempty"`
 }
 
-// Effective returns d, or def when d is zero.
-func effective(d Duration, def time.Duration) time.Duration {
-	if d <= 0 {
+// Effective is a Server's settings with every default resolved, as the
+// actors read them. Make it once with Server.Effective.
+type Effective struct {
+	StartupTimeout     time.Duration // the initialize handshake
+	RequestTimeout     time.Duration // one request
+	ShutdownTimeout    time.Duration // shutdown and exit before SIGKILL
+	IdleTimeout        time.Duration // no open document and no request, then stop
+	DiagnosticsTimeout time.Duration // the wait for diagnostics after an edit
+	MaxRestarts        int           // the crash budget within the budget window
+	MaxInFlight        int           // requests in flight
+	MaxMessageSize     int64         // one JSON-RPC frame from the server
+	RestartOnCrash     bool          // a crash restarts the server (else broken at once)
+	Transport          string        // stdio, tcp or unix
+}
+
+// Effective resolves s's zero-valued fields to the documented defaults.
+func (s *Server) Effective() Effective {
+	e := Effective{
+		StartupTimeout:     or(time.Duration(s.StartupTimeout), DefaultStartupTimeout),
+		RequestTimeout:     or(time.Duration(s.RequestTimeout), DefaultRequestTimeout),
+		ShutdownTimeout:    or(time.Duration(s.ShutdownTimeout), DefaultShutdownTimeout),
+		IdleTimeout:        or(time.Duration(s.IdleTimeout), DefaultIdleTimeout),
+		DiagnosticsTimeout: or(time.Duration(s.DiagnosticsTimeout), DefaultDiagnosticsWait),
+		MaxRestarts:        or(s.MaxRestarts, DefaultMaxRestarts),
+		MaxInFlight:        or(s.MaxInFlight, DefaultMaxInFlight),
+		MaxMessageSize:     or(s.MaxMessageSize, DefaultMaxMessageSize),
+		RestartOnCrash:     s.RestartOnCrash == nil || *s.RestartOnCrash,
+		Transport:          or(s.Transport, TransportStdio),
+	}
+	return e
+}
+
+// or returns v, or def when v is zero or negative.
+func or[T int | int64 | time.Duration | string](v, def T) T {
+	var zero T
+	if v <= zero {
 		return def
 	}
-	return time.Duration(d)
-}
-
-// Startup is the effective startup (initialize) timeout.
-func (s *Server) Startup() time.Duration { return effective(s.StartupTimeout, DefaultStartupTimeout) }
-
-// Request is the effective request timeout.
-func (s *Server) Request() time.Duration { return effective(s.RequestTimeout, DefaultRequestTimeout) }
-
-// Shutdown is the effective graceful shutdown timeout.
-func (s *Server) Shutdown() time.Duration {
-	return effective(s.ShutdownTimeout, DefaultShutdownTimeout)
-}
-
-// Idle is the effective idle eviction timeout.
-func (s *Server) Idle() time.Duration { return effective(s.IdleTimeout, DefaultIdleTimeout) }
-
-// DiagnosticsWait is the effective wait for diagnostics after an edit.
-func (s *Server) DiagnosticsWait() time.Duration {
-	return effective(s.DiagnosticsTimeout, DefaultDiagnosticsWait)
-}
-
-// InFlight is the effective bound on requests in flight.
-func (s *Server) InFlight() int {
-	if s.MaxInFlight <= 0 {
-		return DefaultMaxInFlight
-	}
-	return s.MaxInFlight
-}
-
-// MessageLimit is the effective maximum frame size.
-func (s *Server) MessageLimit() int64 {
-	if s.MaxMessageSize <= 0 {
-		return DefaultMaxMessageSize
-	}
-	return s.MaxMessageSize
-}
-
-// Restarts is the effective crash budget.
-func (s *Server) Restarts() int {
-	if s.MaxRestarts <= 0 {
-		return DefaultMaxRestarts
-	}
-	return s.MaxRestarts
-}
-
-// Restartable reports whether a crash restarts the server.
-func (s *Server) Restartable() bool { return s.RestartOnCrash == nil || *s.RestartOnCrash }
-
-// TransportKind is the effective transport.
-func (s *Server) TransportKind() string {
-	if s.Transport == "" {
-		return TransportStdio
-	}
-	return s.Transport
+	return v
 }
 
 // Clone returns a deep copy of s.

@@ -163,7 +163,7 @@ func checkEnv(env map[string]string) string {
 // checkMerged checks the effective server s that entry e produced: what a
 // server needs as a whole, which no single field can tell.
 func checkMerged(file string, e *Entry, s *Server, builtin bool) error {
-	socket := s.TransportKind() != TransportStdio
+	socket := s.Effective().Transport != TransportStdio
 	switch {
 	case !builtin && s.Command == "" && !socket:
 		return errorf(file, e.fieldPath("command"), "missing: a server that is not built in needs a command")

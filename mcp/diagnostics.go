@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // MaxDiagnosticsFiles bounds the files of one diagnostics call.
@@ -153,7 +154,11 @@ func (t *tools) checkFiles(files []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range files {
-		if _, err := agentlsp.ReadText(t.rt.Workspace(), f); err != nil {
+		abs, err := paths.CheckFile(t.rt.Workspace(), f)
+		if err == nil {
+			_, _, err = paths.ReadText(abs, f)
+		}
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/results"
 )
 
 // Operation is what the lsp tool asks the language servers.
@@ -201,7 +202,7 @@ func (t *tools) atPosition(ctx context.Context, v *view, op Operation, path stri
 }
 
 // calls asks for the incoming or outgoing calls of every prepared item.
-func (t *tools) calls(ctx context.Context, v *view, op Operation, items *agentlsp.CallItemsAnswer) (LSPOutput, error) {
+func (t *tools) calls(ctx context.Context, v *view, op Operation, items *results.CallItemsAnswer) (LSPOutput, error) {
 	out, _ := v.items(op, items, nil)
 	out.Calls = []Call{}
 	for _, item := range items.Items {

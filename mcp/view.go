@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/results"
 )
 
 // maxPreview bounds, in characters, the source line shown after a
@@ -29,14 +30,14 @@ func newView(rt *agentlsp.Runtime) *view {
 }
 
 // answer starts an output with the answer's summary.
-func (v *view) answer(op Operation, a agentlsp.Answer) LSPOutput {
+func (v *view) answer(op Operation, a results.Answer) LSPOutput {
 	out := LSPOutput{Operation: op}
 	v.merge(&out, a)
 	return out
 }
 
 // merge adds an answer's servers, indexing flag and errors to out.
-func (v *view) merge(out *LSPOutput, a agentlsp.Answer) {
+func (v *view) merge(out *LSPOutput, a results.Answer) {
 	if out.Servers == nil {
 		out.Servers = []string{}
 	}
@@ -52,14 +53,10 @@ func (v *view) merge(out *LSPOutput, a agentlsp.Answer) {
 // loc converts an LSP range in a file (a path, or a URI for other
 // schemes) to the editor view.
 func (v *view) loc(path, uri string, r agentlsp.Range) agentlsp.EditorLocation {
-	if path == "" {
-		return agentlsp.EditorLocation{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1,
-			EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
-	}
-	return v.ed.Location(path, r)
+	return v.ed.LocationOf(uri, path, r)
 }
 
-func (v *view) locations(op Operation, ans *agentlsp.LocationsAnswer, err error) (LSPOutput, error) {
+func (v *view) locations(op Operation, ans *results.LocationsAnswer, err error) (LSPOutput, error) {
 	if err != nil {
 		return LSPOutput{}, err
 	}
@@ -67,7 +64,7 @@ func (v *view) locations(op Operation, ans *agentlsp.LocationsAnswer, err error)
 	// Sort and cap before converting, so that no more than MaxResults
 	// files are read; LSP positions sort as editor positions do.
 	raw := slices.Clone(ans.Locations)
-	slices.SortStableFunc(raw, func(a, b agentlsp.Location) int {
+	slices.SortStableFunc(raw, func(a, b results.Location) int {
 		return cmp.Or(strings.Compare(cmp.Or(a.Path, a.URI), cmp.Or(b.Path, b.URI)),
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line), cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
@@ -80,7 +77,7 @@ func (v *view) locations(op Operation, ans *agentlsp.LocationsAnswer, err error)
 	return out, nil
 }
 
-func (v *view) hover(path string, ans *agentlsp.HoverAnswer, err error) (LSPOutput, error) {
+func (v *view) hover(path string, ans *results.HoverAnswer, err error) (LSPOutput, error) {
 	if err != nil {
 		return LSPOutput{}, err
 	}
@@ -95,18 +92,18 @@ func (v *view) hover(path string, ans *agentlsp.HoverAnswer, err error) (LSPOutp
 	return out, nil
 }
 
-func (v *view) symbols(op Operation, ans *agentlsp.SymbolsAnswer, err error) (LSPOutput, error) {
+func (v *view) symbols(op Operation, ans *results.SymbolsAnswer, err error) (LSPOutput, error) {
 	if err != nil {
 		return LSPOutput{}, err
 	}
 	out := v.answer(op, ans.Answer)
 	type nested struct {
-		agentlsp.Symbol
+		results.Symbol
 		depth int
 	}
 	var flat []nested
-	var walk func(ss []agentlsp.Symbol, depth int)
-	walk = func(ss []agentlsp.Symbol, depth int) {
+	var walk func(ss []results.Symbol, depth int)
+	walk = func(ss []results.Symbol, depth int) {
 		for _, s := range ss {
 			flat = append(flat, nested{s, depth})
 			walk(s.Children, depth+1)
@@ -124,7 +121,7 @@ func (v *view) symbols(op Operation, ans *agentlsp.SymbolsAnswer, err error) (LS
 	return out, nil
 }
 
-func (v *view) items(op Operation, ans *agentlsp.CallItemsAnswer, err error) (LSPOutput, error) {
+func (v *view) items(op Operation, ans *results.CallItemsAnswer, err error) (LSPOutput, error) {
 	if err != nil {
 		return LSPOutput{}, err
 	}
@@ -136,14 +133,14 @@ func (v *view) items(op Operation, ans *agentlsp.CallItemsAnswer, err error) (LS
 	return out, nil
 }
 
-func (v *view) item(it agentlsp.CallItem) CallItem {
+func (v *view) item(it results.CallItem) CallItem {
 	return CallItem{Name: it.Name, Kind: it.KindName, Detail: it.Detail,
 		Location: v.loc(it.Path, it.URI, it.SelectionRange)}
 }
 
 // call converts an incoming call (c.Item calls asked) or an outgoing one
 // (asked calls c.Item). The call sites are in the caller's file.
-func (v *view) call(op Operation, asked agentlsp.CallItem, c agentlsp.Call) Call {
+func (v *view) call(op Operation, asked results.CallItem, c results.Call) Call {
 	from, to := c.Item, asked
 	if op == OpOutgoingCalls {
 		from, to = asked, c.Item
@@ -186,7 +183,7 @@ func capped[T any](out *LSPOutput, rs []T) []T {
 func (v *view) preview(path string, n int) string {
 	lines, ok := v.lines[path]
 	if !ok {
-		if text, err := agentlsp.ReadText(v.workspace, path); err == nil {
+		if text, err := v.ed.Text(path); err == nil {
 			lines = strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 		}
 		v.lines[path] = lines

@@ -1,16 +1,18 @@
 package messages
 
-// Position is a zero-based LSP position; Character is counted in the
-// server's position encoding (UTF-16 code units unless negotiated).
+// Position is a zero-based LSP position: Character counts UTF-16 code
+// units, the one position encoding agentlsp makes every server use. It is
+// the only position type of agentlsp; the editor view (1-based lines,
+// columns in characters) is a rendering of it.
 type Position struct {
-	Line      uint32
-	Character uint32
+	Line      uint32 `json:"line"`
+	Character uint32 `json:"character"`
 }
 
-// Range is a zero-based LSP range, end exclusive.
+// Range is a zero-based LSP range, End exclusive.
 type Range struct {
-	Start Position
-	End   Position
+	Start Position `json:"start"`
+	End   Position `json:"end"`
 }
 
 // Severity is an LSP diagnostic severity: 1 error, 2 warning, 3 info, 4 hint.

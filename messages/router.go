@@ -18,12 +18,18 @@ var (
 	ErrIsDirectory = errors.New("agentlsp: is a directory, not a file")
 	// ErrNoServer: no configured server handles the file.
 	ErrNoServer = errors.New("agentlsp: no language server for this file")
+	// ErrInvalidPath: the path cannot name a file (empty, too long, a NUL byte).
+	ErrInvalidPath = errors.New("agentlsp: invalid path")
+	// ErrFileTooLarge: the file is larger than agentlsp reads (16 MiB).
+	ErrFileTooLarge = errors.New("agentlsp: file too large")
+	// ErrNotText: the file or text is not valid UTF-8, or holds a NUL byte.
+	ErrNotText = errors.New("agentlsp: not a UTF-8 text file")
 )
 
 // PathError says what is wrong with a path an agent gave.
 type PathError struct {
 	Path   string
-	Kind   error  // ErrOutsideWorkspace, ErrFileNotFound, ErrIsDirectory, ErrNoServer
+	Kind   error  // ErrOutsideWorkspace, ErrFileNotFound, ErrIsDirectory, ErrNoServer, ErrInvalidPath
 	Detail string // e.g. the workspace, or the configured extensions
 }
 
@@ -70,29 +76,54 @@ type SyncAction int
 
 // The document actions.
 const (
-	SyncOpen SyncAction = iota + 1
+	// SyncCurrent opens the file for the session if needed and makes sure
+	// its servers have its current text: the text they have unless the
+	// disk changed since it was set, else the disk's.
+	SyncCurrent SyncAction = iota + 1
+	// SyncChange gives the servers Text, an agent's edit (not on disk).
 	SyncChange
+	// SyncSave sends didSave.
 	SyncSave
+	// SyncClose drops the session's reference.
 	SyncClose
 )
 
 // SyncDocument opens, changes, saves or closes a file on every server that
-// serves it, on behalf of a session. Open and Change carry the full text.
-// Opens are reference counted per session: the servers close the document
-// when the last session closes it. The reply is FileSynced.
+// serves it, on behalf of a session. Opens are reference counted per
+// session: the servers close the document when the last session closes
+// it. The router holds the one record of each document's text. With
+// Fresh, servers whose text did not change are asked to diagnose the
+// document again when anything changed on them since (TouchDocument), so
+// a wait for the versions in the reply is a wait for fresh diagnostics.
+// The reply is FileSynced.
 type SyncDocument struct {
 	Session string
 	Path    string
 	Action  SyncAction
-	Text    string
+	Text    string // for SyncChange
+	Fresh   bool
 }
 
-// FileSynced answers SyncDocument: the version each server now has.
+// FileSynced answers SyncDocument: the version each server now has and,
+// for SyncCurrent and SyncChange, the text they have.
 type FileSynced struct {
 	Path    string
 	URI     string
 	Servers []ServerVersion
+	Text    string
 	Err     error // a path error, or nil (per-server errors are in Servers)
+}
+
+// EndSession drops every reference a session holds on open documents
+// (closing those nobody else holds). The reply is SessionEnded.
+type EndSession struct {
+	Session string
+}
+
+// SessionEnded answers EndSession: how many documents it released.
+type SessionEnded struct {
+	Session  string
+	Released int
 }
 
 // ServerVersion is one server's state of a document after a sync.

@@ -92,6 +92,16 @@ type ChangeDocument struct {
 	Text string
 }
 
+// TouchDocument gives an open document a new version with the same text
+// when anything changed on the server since its current version was sent
+// (another document, a file on disk): the server then diagnoses it again
+// in a workspace that includes every earlier change, and diagnostics for
+// the new version are fresh. Changed is false in the reply when nothing
+// changed since. The reply is DocumentSynced.
+type TouchDocument struct {
+	URI string
+}
+
 // SaveDocument sends didSave for an open document. The reply is DocumentSynced.
 type SaveDocument struct {
 	URI string
@@ -129,8 +139,9 @@ type ServerStatus struct {
 	Capabilities  json.RawMessage // the server's initialize result capabilities
 	Registrations []Registration  // dynamic registrations in force
 	OpenDocuments map[string]int32
-	InFlight      int
+	InFlight      int // calls held: in flight or waiting
 	Indexing      bool
+	Timers        int // timers pending
 	StderrTail    []string
 }
 

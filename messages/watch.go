@@ -36,3 +36,17 @@ type FilesChanged struct {
 	Workspace string
 	Changes   []FileChange
 }
+
+// GetWatcherStatus asks a watcher actor for its status; it answers at
+// once with a *WatcherStatus.
+type GetWatcherStatus struct{}
+
+// WatcherStatus answers GetWatcherStatus.
+type WatcherStatus struct {
+	Workspace string
+	Dirs      int   // directories watched
+	Limited   bool  // the directory bound (or the kernel's inotify limit) was reached: some directories are not watched
+	Dropped   int   // changes dropped because too many paths were pending
+	Ready     bool  // the initial walk is done: changes anywhere in the watched tree are seen
+	Err       error // why nothing is watched at all (nil when the watcher works)
+}

@@ -14,7 +14,8 @@ fuzz ./transport FuzzFrameStream
 fuzz ./textpos FuzzRoundTrip
 fuzz ./textpos FuzzLine
 fuzz ./config FuzzParse
-fuzz ./actors FuzzURIPath
+fuzz ./paths FuzzURIPath
+fuzz ./textpos FuzzChange
 fuzz ./mcp FuzzToolArgs
 # Benchmarks run once each so they cannot rot; timings are not checked here.
 go test -run '^$' -bench . -benchtime 1x ./bench/

@@ -22,15 +22,27 @@ const module = "github.com/agentlsp/agentlsp"
 // are at the top. Nothing imports cmd/; only test/ imports test/ (test
 // files of every package may, which go list -f .Imports does not show).
 var rank = map[string]int{
-	"messages":   0,
-	"textpos":    0,
-	"transport":  1,
-	"dedup":      1,
-	"supervisor": 1,
-	"config":     1,
-	"actors":     2,
-	"":           3, // the root package: the embedding API
-	"mcp":        4,
+	"messages":                 0,
+	"textpos":                  0,
+	"paths":                    1,
+	"transport":                1,
+	"dedup":                    1,
+	"supervisor":               1,
+	"config":                   1,
+	"lspglob":                  2,
+	"results":                  2,
+	"actors/lifecycle":         2,
+	"actors/server/calls":      2, // the single-threaded cores of the actors
+	"actors/server/docs":       2,
+	"actors/server/pulls":      2,
+	"actors/diagnostics/store": 2,
+	"actors/diagnostics/edits": 2,
+	"actors/server":            3,
+	"actors/watcher":           3,
+	"actors/diagnostics":       3,
+	"actors/router":            4,
+	"":                         5, // the root package: the embedding API
+	"mcp":                      6,
 }
 
 func layer(pkg string) (int, bool) {
@@ -49,6 +61,10 @@ func TestPackageLayering(t *testing.T) {
 		fields := strings.Fields(line)
 		pkg, imports := fields[0], fields[1:]
 		from, ranked := layer(pkg)
+		if rel := strings.TrimPrefix(pkg, module+"/"); !ranked && !strings.HasPrefix(rel, "cmd/") &&
+			!strings.HasPrefix(rel, "bench") && !strings.HasPrefix(rel, "test") {
+			t.Errorf("%s has no layer: add it to rank", pkg)
+		}
 		for _, imp := range imports {
 			if !strings.HasPrefix(imp, module) {
 				continue

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/results"
 )
 
 // callJSON is a call hierarchy item in --json output: where it is
@@ -22,13 +23,13 @@ type callJSON struct {
 
 // itemsJSON is prepareCallHierarchy's --json document.
 type itemsJSON struct {
-	agentlsp.Answer
+	results.Answer
 	Items []callJSON `json:"items"`
 }
 
 // callsJSON is the --json document of incomingCalls and outgoingCalls.
 type callsJSON struct {
-	agentlsp.Answer
+	results.Answer
 	Calls []callJSON `json:"calls"`
 }
 
@@ -68,7 +69,7 @@ func calls(ctx context.Context, q *queryCall, incoming bool) (*result, error) {
 		res.none = "no call hierarchy item at this position"
 	}
 	for _, it := range items.Items {
-		var ans *agentlsp.CallsAnswer
+		var ans *results.CallsAnswer
 		if incoming {
 			ans, err = q.sess.IncomingCalls(ctx, it)
 		} else {
@@ -85,7 +86,7 @@ func calls(ctx context.Context, q *queryCall, incoming bool) (*result, error) {
 				sites = call.Item
 			}
 			for _, r := range call.FromRanges {
-				c.CallSites = append(c.CallSites, editorLocation(q.ed, sites.URI, sites.Path, r))
+				c.CallSites = append(c.CallSites, q.ed.LocationOf(sites.URI, sites.Path, r))
 			}
 			doc.Calls = append(doc.Calls, c)
 			res.lines = append(res.lines, fmt.Sprintf("%s %s", c.Name, c.Location))
@@ -96,9 +97,9 @@ func calls(ctx context.Context, q *queryCall, incoming bool) (*result, error) {
 }
 
 // callItem converts a call hierarchy item; its location is its name.
-func callItem(ed *agentlsp.Editor, it agentlsp.CallItem) callJSON {
+func callItem(ed *agentlsp.Editor, it results.CallItem) callJSON {
 	c := callJSON{Name: it.Name, Kind: it.KindName, Detail: it.Detail,
-		Location: editorLocation(ed, it.URI, it.Path, it.SelectionRange)}
+		Location: ed.LocationOf(it.URI, it.Path, it.SelectionRange)}
 	if c.Kind == "" {
 		c.Kind = fmt.Sprintf("kind %d", it.Kind)
 	}
@@ -106,8 +107,8 @@ func callItem(ed *agentlsp.Editor, it agentlsp.CallItem) callJSON {
 }
 
 // mergeAnswers combines the summaries of several requests.
-func mergeAnswers(a, b agentlsp.Answer) agentlsp.Answer {
-	out := agentlsp.Answer{Indexing: a.Indexing || b.Indexing}
+func mergeAnswers(a, b results.Answer) results.Answer {
+	out := results.Answer{Indexing: a.Indexing || b.Indexing}
 	out.Servers = append(slices.Clone(a.Servers), b.Servers...)
 	slices.Sort(out.Servers)
 	out.Servers = slices.Compact(out.Servers)

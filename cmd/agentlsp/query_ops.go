@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/results"
 )
 
 // result is a query's answer, ready to print as text or as JSON.
 type result struct {
-	answer agentlsp.Answer
+	answer results.Answer
 	doc    any      // the --json document
 	lines  []string // the text output, one entry a line (may hold newlines)
 	none   string   // what to say on stderr when lines is empty
@@ -65,37 +66,27 @@ func opImplementation(ctx context.Context, q *queryCall) (*result, error) {
 // locationsJSON is the --json document of definition, references and
 // implementation.
 type locationsJSON struct {
-	agentlsp.Answer
+	results.Answer
 	Locations []agentlsp.EditorLocation `json:"locations"`
 }
 
-func locationsResult(ed *agentlsp.Editor, ans *agentlsp.LocationsAnswer, none string, err error) (*result, error) {
+func locationsResult(ed *agentlsp.Editor, ans *results.LocationsAnswer, none string, err error) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
 	doc := locationsJSON{Answer: ans.Answer, Locations: []agentlsp.EditorLocation{}}
 	res := &result{answer: ans.Answer, doc: &doc, none: none}
 	for _, l := range ans.Locations {
-		loc := editorLocation(ed, l.URI, l.Path, l.Range)
+		loc := ed.LocationOf(l.URI, l.Path, l.Range)
 		doc.Locations = append(doc.Locations, loc)
 		res.lines = append(res.lines, loc.String())
 	}
 	return res, nil
 }
 
-// editorLocation converts a location; one that is not a file keeps its
-// URI as path.
-func editorLocation(ed *agentlsp.Editor, uri, path string, r agentlsp.Range) agentlsp.EditorLocation {
-	if path == "" {
-		return agentlsp.EditorLocation{Path: uri, Line: r.Start.Line + 1, Column: r.Start.Character + 1,
-			EndLine: r.End.Line + 1, EndColumn: r.End.Character + 1}
-	}
-	return ed.Location(path, r)
-}
-
 // hoverJSON is hover's --json document; Hover is null when there is none.
 type hoverJSON struct {
-	agentlsp.Answer
+	results.Answer
 	Hover *string                  `json:"hover"`
 	Range *agentlsp.EditorLocation `json:"range,omitempty"`
 }
@@ -133,7 +124,7 @@ type symbolJSON struct {
 // symbolsJSON is the --json document of documentSymbol and
 // workspaceSymbol.
 type symbolsJSON struct {
-	agentlsp.Answer
+	results.Answer
 	Symbols []symbolJSON `json:"symbols"`
 }
 
@@ -147,7 +138,7 @@ func opWorkspaceSymbol(ctx context.Context, q *queryCall) (*result, error) {
 	return symbolsResult(q.ed, ans, "no symbols found", err)
 }
 
-func symbolsResult(ed *agentlsp.Editor, ans *agentlsp.SymbolsAnswer, none string, err error) (*result, error) {
+func symbolsResult(ed *agentlsp.Editor, ans *results.SymbolsAnswer, none string, err error) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -162,10 +153,10 @@ func symbolsResult(ed *agentlsp.Editor, ans *agentlsp.SymbolsAnswer, none string
 }
 
 // symbolTree converts a symbol and its children.
-func symbolTree(ed *agentlsp.Editor, s agentlsp.Symbol) symbolJSON {
+func symbolTree(ed *agentlsp.Editor, s results.Symbol) symbolJSON {
 	js := symbolJSON{Name: s.Name, Kind: s.KindName, Detail: s.Detail, Container: s.ContainerName,
-		Location: editorLocation(ed, s.URI, s.Path, s.SelectionRange),
-		Range:    editorLocation(ed, s.URI, s.Path, s.Range)}
+		Location: ed.LocationOf(s.URI, s.Path, s.SelectionRange),
+		Range:    ed.LocationOf(s.URI, s.Path, s.Range)}
 	if js.Kind == "" {
 		js.Kind = fmt.Sprintf("kind %d", s.Kind)
 	}

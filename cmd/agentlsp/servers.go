@@ -194,7 +194,7 @@ func findCommand(workspace, cmd string) (string, bool) {
 		}
 		return p, isExecutable(p)
 	}
-	for _, dir := range agentlsp.DefaultServerPath() {
+	for _, dir := range config.DefaultServerPath() {
 		if p := filepath.Join(dir, cmd); isExecutable(p) {
 			return p, true
 		}

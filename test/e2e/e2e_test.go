@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/results"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -34,7 +35,7 @@ type project struct {
 	defRange agentlsp.Range
 }
 
-func rng(l1, c1, l2, c2 int) agentlsp.Range {
+func rng(l1, c1, l2, c2 uint32) agentlsp.Range {
 	return agentlsp.Range{Start: agentlsp.Position{Line: l1, Character: c1}, End: agentlsp.Position{Line: l2, Character: c2}}
 }
 
@@ -122,7 +123,7 @@ func checkProject(t *testing.T, rt *agentlsp.Runtime, ws string, p project) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := agentlsp.Location{URI: "file://" + filepath.Join(ws, p.defFile), Path: filepath.Join(ws, p.defFile), Range: p.defRange}
+	want := results.Location{URI: "file://" + filepath.Join(ws, p.defFile), Path: filepath.Join(ws, p.defFile), Range: p.defRange}
 	if len(def.Locations) == 0 || def.Locations[0] != want {
 		t.Errorf("definition = %+v, want %+v", def.Locations, want)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -188,7 +189,7 @@ func TestBadConfigsAndFiles(t *testing.T) {
 	}
 	e := newEnv(t, 1, nil)
 	big := filepath.Join(e.ws, "big.py")
-	os.WriteFile(big, make([]byte, agentlsp.MaxFileSize+1), 0o644)
+	os.WriteFile(big, make([]byte, paths.MaxFileSize+1), 0o644)
 	if _, err := e.rt.Session("a").Hover(context.Background(), big, origin); !errors.Is(err, agentlsp.ErrFileTooLarge) {
 		t.Errorf("hover on a file over the limit = %v, want ErrFileTooLarge", err)
 	}

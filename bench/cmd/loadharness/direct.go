@@ -12,8 +12,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentlsp/agentlsp/actors"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/transport"
 )
 
@@ -64,7 +64,7 @@ func (c *directClient) edit(ctx context.Context, _ int, f *file, text string, ti
 	if err != nil {
 		return outcome{}, err
 	}
-	uri := actors.PathToURI(f.path)
+	uri := paths.URI(f.path)
 	version, err := dc.send(uri, c.spec.languageID, text)
 	if err != nil {
 		return outcome{}, err
@@ -103,7 +103,7 @@ func (c *directClient) nav(ctx context.Context, _ int, f *file, k int) error {
 	if err != nil {
 		return err
 	}
-	uri := actors.PathToURI(f.path)
+	uri := paths.URI(f.path)
 	if err := dc.ensureOpen(uri, c.spec.languageID, f.path); err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (c *directClient) nav(ctx context.Context, _ int, f *file, k int) error {
 	}
 	_, err = dc.conn.Call(ctx, method, map[string]any{
 		"textDocument": map[string]string{"uri": uri},
-		"position":     map[string]int{"line": pos.Line, "character": pos.Character},
+		"position":     pos,
 	})
 	return err
 }
@@ -160,7 +160,7 @@ type docState struct {
 // startDirect starts the server for root and performs the handshake.
 func startDirect(ctx context.Context, spec serverSpec, root string) (*directConn, error) {
 	dc := &directConn{docs: make(map[string]*docState)}
-	rootURI := actors.PathToURI(root)
+	rootURI := paths.URI(root)
 	folders := []protocol.WorkspaceFolder{{URI: rootURI, Name: filepath.Base(root)}}
 	conn, err := transport.Start(ctx, transport.Options{
 		Command: spec.def.Command, Args: spec.def.Args, Env: spec.envList(), Dir: root,

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/config"
 )
 
@@ -73,7 +72,7 @@ func goplsSpec(path string) (serverSpec, error) {
 
 // findBinary looks for name where agentlsp installs servers, then in PATH.
 func findBinary(name string) string {
-	for _, dir := range agentlsp.DefaultServerPath() {
+	for _, dir := range config.DefaultServerPath() {
 		p := filepath.Join(dir, name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p

@@ -156,11 +156,11 @@ func goFile(r int, root string, k, i, lines int) *file {
 		call += fmt.Sprintf(" + p%d.H%d(x)", k-1, k-1)
 	}
 	head = append(head, fmt.Sprintf("// F%d_%d is generated function %d of package p%d.", k, i, i, k))
-	f.hover = agentlsp.Position{Line: len(head), Character: len("func ")}
+	f.hover = agentlsp.Position{Line: uint32(len(head)), Character: uint32(len("func "))}
 	head = append(head, fmt.Sprintf("func F%d_%d(x int) int {", k, i))
 	editLine := len(head)
 	ret := "\treturn v + " + call
-	f.def = agentlsp.Position{Line: editLine + 1, Character: len("\treturn v + ")}
+	f.def = agentlsp.Position{Line: uint32(editLine + 1), Character: uint32(len("\treturn v + "))}
 	tail := []string{ret, "}", ""}
 	if i == 0 {
 		tail = append(tail, fmt.Sprintf("// H%d is the helper of package p%d.", k, k), fmt.Sprintf("func H%d(x int) int { return x * 2 }", k), "")

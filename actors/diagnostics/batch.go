@@ -1,0 +1,151 @@
+package diagnostics
+
+import (
+	"sort"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// session is one agent session's state: what was delivered to it (an LRU
+// of files, each with the keys delivered), and its passive subscription.
+// A subscriber gets one batch at a time: the next only after it acks, so
+// nothing grows while it is slow; documents that change meanwhile stay
+// marked dirty and the next batch takes their newest state.
+type session struct {
+	delivered  *dedup.Delivered
+	subscriber *actor.PID
+	unacked    bool
+	dirty      map[string]bool
+}
+
+type flushBatches struct{}
+
+func (a *diagnosticsActor) session(id string) *session {
+	s, ok := a.sessions[id]
+	if !ok {
+		if len(a.sessions) >= maxSessions {
+			a.evictSession()
+		}
+		s = &session{delivered: dedup.NewDelivered(a.cfg.MaxFiles), dirty: make(map[string]bool)}
+		a.sessions[id] = s
+	}
+	return s
+}
+
+// evictSession drops a session without a subscriber, to bound memory.
+func (a *diagnosticsActor) evictSession() {
+	for id, s := range a.sessions {
+		if s.subscriber == nil {
+			delete(a.sessions, id)
+			return
+		}
+	}
+}
+
+func (a *diagnosticsActor) onSubscribe(ctx actor.Context, m *messages.Subscribe) {
+	s := a.session(m.Session)
+	s.subscriber, s.unacked = ctx.Sender(), false
+	// Everything known now is new to a new subscriber.
+	for _, uri := range a.store.URIs() {
+		s.dirty[uri] = true
+	}
+	a.scheduleFlush()
+}
+
+func (a *diagnosticsActor) onAck(m *messages.BatchAck) {
+	if s, ok := a.sessions[m.Session]; ok {
+		s.unacked = false
+		if len(s.dirty) > 0 {
+			a.scheduleFlush()
+		}
+	}
+}
+
+// markDirty notes a document changed for every subscribed session.
+func (a *diagnosticsActor) markDirty(uri string) {
+	subscribed := false
+	for _, s := range a.sessions {
+		if s.subscriber != nil {
+			s.dirty[uri] = true
+			subscribed = true
+		}
+	}
+	if subscribed {
+		a.scheduleFlush()
+	}
+}
+
+func (a *diagnosticsActor) scheduleFlush() {
+	if !a.flushing {
+		a.flushing = true
+		a.timers.After(a.cfg.BatchDelay, &flushBatches{})
+	}
+}
+
+// onFlush sends each ready subscriber a batch of what is new to it.
+func (a *diagnosticsActor) onFlush(ctx actor.Context) {
+	a.flushing = false
+	for id, s := range a.sessions {
+		if s.subscriber == nil || s.unacked || len(s.dirty) == 0 {
+			continue
+		}
+		if files := a.batchFor(id, s); len(files) > 0 {
+			s.unacked = true
+			ctx.Send(s.subscriber, &messages.DiagnosticBatch{Session: id, Files: files})
+		}
+	}
+}
+
+// batchFor builds a session's batch from its dirty documents: the
+// diagnostics not delivered to it yet, within the batch caps. What a cap
+// cut stays undelivered and its document dirty, for the next batch.
+func (a *diagnosticsActor) batchFor(id string, s *session) []messages.FileReport {
+	uris := make([]string, 0, len(s.dirty))
+	for u := range s.dirty {
+		uris = append(uris, u)
+	}
+	sort.Strings(uris)
+	b := dedup.NewBatch(dedup.PerFile, dedup.PerBatch)
+	for _, u := range uris {
+		cur, _, _ := a.store.Merged(u, a.store.Get)
+		cur = dedup.FilterSeverity(cur, a.cfg.MinSeverity)
+		s.delivered.Retain(u, cur)
+		unseen := s.delivered.Unseen(u, cur)
+		if len(unseen) == 0 {
+			delete(s.dirty, u)
+			continue
+		}
+		b.Add(u, unseen)
+	}
+	var out []messages.FileReport
+	for _, f := range b.Files() {
+		if len(f.Diagnostics) == 0 {
+			continue
+		}
+		s.delivered.Mark(f.URI, f.Diagnostics)
+		if f.More == 0 {
+			delete(s.dirty, f.URI)
+		}
+		status, detail := a.fileStatus(f.URI)
+		out = append(out, messages.FileReport{URI: f.URI, Status: status, Diagnostics: f.Diagnostics, More: f.More, Detail: detail})
+	}
+	return out
+}
+
+// markDelivered records what an edit result showed the session, so its
+// passive batches do not repeat it.
+func (a *diagnosticsActor) markDelivered(id string, files []messages.FileReport) {
+	if id == "" {
+		return
+	}
+	s := a.session(id)
+	for _, f := range files {
+		// Forget what went away first, so the set holds only current keys.
+		cur, _, _ := a.store.Merged(f.URI, a.store.Get)
+		s.delivered.Retain(f.URI, cur)
+		s.delivered.Mark(f.URI, f.Diagnostics)
+	}
+}

@@ -1,0 +1,93 @@
+package diagnostics_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp/actors/diagnostics"
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/actortest"
+	"github.com/agentlsp/agentlsp/test/testenv"
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// The diagnostics actor on a fake clock: publishes are sent by the test,
+// and time moves only when the test advances it, so the settle window and
+// the timeout are checked exactly, whatever the machine's load.
+
+var fakeSrv = messages.ServerKey{ServerID: "s", Root: "/r"}
+
+const fakeURI = "file:///r/a.go"
+
+func publish(version int32, msgs ...string) *messages.PublishedDiagnostics {
+	p := &messages.PublishedDiagnostics{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, URI: fakeURI,
+		Version: version, HasVersion: true}
+	for _, m := range msgs {
+		p.Diagnostics = append(p.Diagnostics, messages.Diagnostic{Message: m, Severity: messages.SeverityError})
+	}
+	return p
+}
+
+func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
+	h := actortest.New(t)
+	clock := lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	diag := h.Sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{Clock: clock}))
+	h.Track(diag)
+	results := make(chan *messages.EditResult, 2)
+	collector := h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *messages.EditResult:
+			results <- m
+		case *messages.GetDiagnostics: // a barrier: everything sent before is in
+			ctx.Respond(true)
+		}
+	}))
+	h.Track(collector)
+	send := func(m any) { h.Sys.Root.Send(diag, m) }
+	await := func(m *messages.AwaitEdit) { h.Sys.Root.RequestWithCustomSender(diag, m, collector) }
+	released := func() bool {
+		h.Ask(diag, &messages.GetDiagnostics{}) // every earlier message handled
+		h.Ask(collector, &messages.GetDiagnostics{})
+		return len(results) > 0
+	}
+
+	send(&messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateRunning})
+	send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
+	await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
+		Servers: []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2}}, Settle: 100 * time.Millisecond,
+		Timeout: time.Second})
+	send(publish(2, "phase one"))
+	// The settle timer exists once the actor handled the publish.
+	testenv.Eventually(t, 10*time.Second, "settle timer", func() bool { return clock.Pending() >= 2 })
+	clock.Advance(60 * time.Millisecond)
+	send(publish(2, "phase one", "phase two")) // a later phase extends the window
+	released()
+	clock.Advance(60 * time.Millisecond) // 120 ms: past the first window, not the extended one
+	if released() {
+		t.Fatal("released before the extended window ended")
+	}
+	clock.Advance(100 * time.Millisecond)
+	testenv.Eventually(t, 10*time.Second, "edit released", released)
+	r := <-results
+	if r.Status != messages.StatusFresh || len(r.Files[0].Diagnostics) != 2 {
+		t.Errorf("result = %s %v, want fresh with both phases", r.Status, actortest.MessagesOf(r.Files[0]))
+	}
+
+	// An edit nobody answers is released at its timeout, with the detail.
+	send(&messages.EditStarted{EditID: 2, Session: "a", URI: fakeURI})
+	await(&messages.AwaitEdit{EditID: 2, Session: "a", URI: fakeURI,
+		Servers: []messages.ServerVersion{{ServerKey: fakeSrv, Version: 3}}, Timeout: time.Second})
+	if released() { // also: the wait and its timer are in place before time moves
+		t.Fatal("released at once")
+	}
+	clock.Advance(999 * time.Millisecond)
+	if released() {
+		t.Fatal("released before its timeout")
+	}
+	clock.Advance(time.Millisecond)
+	testenv.Eventually(t, 10*time.Second, "edit released at its timeout", released)
+	if r := <-results; r.Status != messages.StatusTimeout || r.Files[0].Detail == "" {
+		t.Errorf("unanswered edit = %s %q, want timeout with a detail", r.Status, r.Files[0].Detail)
+	}
+}

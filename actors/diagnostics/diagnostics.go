@@ -1,0 +1,186 @@
+package diagnostics
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Defaults of the diagnostics actor (DESIGN.md section 4).
+const (
+	DefaultSettle       = 150 * time.Millisecond
+	DefaultEditTimeout  = 3 * time.Second
+	DefaultBatchDelay   = 100 * time.Millisecond
+	DefaultMaxStored    = 1000 // diagnostics kept per (server, document)
+	pendingEditLifetime = time.Minute
+	maxSessions         = 10000
+	maxVersions         = 1 << 16
+)
+
+// Config configures the diagnostics actor. Zero values are the defaults.
+type Config struct {
+	// MinSeverity of passive batches (zero: errors only).
+	MinSeverity messages.Severity
+	// BatchDelay gathers updates before a passive batch is built.
+	BatchDelay time.Duration
+	// MaxStored bounds the diagnostics kept per (server, document); the
+	// rest is counted.
+	MaxStored int
+	// MaxFiles is the per-session delivered-set LRU size (default 500).
+	MaxFiles int
+	// MaxKeys bounds the (server, document) entries stored (default
+	// store.MaxKeys).
+	MaxKeys int
+	Logger  *slog.Logger
+	// Clock is the time source (tests); nil: real time.
+	Clock lifecycle.Clock
+}
+
+// NewProps returns the props of the diagnostics actor.
+func NewProps(cfg Config) *actor.Props {
+	if cfg.MinSeverity == 0 {
+		cfg.MinSeverity = messages.SeverityError
+	}
+	if cfg.BatchDelay <= 0 {
+		cfg.BatchDelay = DefaultBatchDelay
+	}
+	if cfg.MaxStored <= 0 {
+		cfg.MaxStored = DefaultMaxStored
+	}
+	if cfg.MaxFiles <= 0 {
+		cfg.MaxFiles = dedup.MaxFiles
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = lifecycle.RealClock{}
+	}
+	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} })
+}
+
+// serverView is what the actor knows of a server's state.
+type serverView struct {
+	state    messages.ServerState
+	broken   bool
+	indexing bool
+	err      error
+}
+
+// diagnosticsActor is the shell around the store and the edit tracker: it
+// feeds them messages and timers and answers from what they hold.
+type diagnosticsActor struct {
+	cfg    Config
+	timers *lifecycle.Timers
+
+	store    *store.Store
+	edits    *edits.Tracker
+	servers  map[messages.ServerKey]*serverView
+	versions map[store.Key]int32 // latest version an edit synced, for staleness
+	sessions map[string]*session
+	flushing bool // a batch flush is scheduled
+}
+
+// Receive dispatches one message; it never blocks.
+func (a *diagnosticsActor) Receive(ctx actor.Context) { a.handle(ctx, ctx.Message()) }
+
+func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
+	case *actor.Started:
+		a.onStarted(ctx)
+	case *actor.Stopping, *actor.Restarting:
+		if a.timers != nil {
+			a.timers.StopAll()
+		}
+	case *lifecycle.Fired:
+		a.handle(ctx, a.timers.Fired(m))
+	case *messages.PublishedDiagnostics:
+		a.onPublished(ctx, m)
+	case *messages.StateChanged:
+		a.onState(ctx, m)
+	case *messages.Progress:
+		a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root}).indexing = m.Active
+	case *messages.EditStarted:
+		a.onEditStarted(m)
+	case *messages.AwaitEdit:
+		a.onAwaitEdit(ctx, m)
+	case *editTimeout:
+		a.onEditTimeout(ctx, m)
+	case *editSettled:
+		a.onEditSettled(ctx, m)
+	case *editExpired:
+		a.edits.Forget(m.id)
+	case *messages.EditAborted:
+		a.onEditAborted(m)
+	case *messages.Subscribe:
+		a.onSubscribe(ctx, m)
+	case *messages.Unsubscribe:
+		delete(a.sessions, m.Session)
+	case *messages.BatchAck:
+		a.onAck(m)
+	case *flushBatches:
+		a.onFlush(ctx)
+	case *messages.GetDiagnostics:
+		ctx.Respond(a.snapshot(m))
+	}
+}
+
+func (a *diagnosticsActor) onStarted(ctx actor.Context) {
+	a.timers = lifecycle.NewTimers(ctx, a.cfg.Clock)
+	a.store = store.New(a.cfg.MaxKeys)
+	a.edits = edits.New()
+	a.servers = make(map[messages.ServerKey]*serverView)
+	a.versions = make(map[store.Key]int32)
+	a.sessions = make(map[string]*session)
+}
+
+func (a *diagnosticsActor) now() time.Time { return a.cfg.Clock.Now() }
+
+func (a *diagnosticsActor) server(k messages.ServerKey) *serverView {
+	v, ok := a.servers[k]
+	if !ok {
+		v = &serverView{state: messages.StateStarting}
+		a.servers[k] = v
+	}
+	return v
+}
+
+func (a *diagnosticsActor) onState(ctx actor.Context, m *messages.StateChanged) {
+	v := a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root})
+	v.state, v.broken, v.err = m.State, m.Broken, m.Err
+	if m.State != messages.StateRunning {
+		v.indexing = false
+	}
+	if m.Broken {
+		// Edits waiting on a broken server will get nothing more from it.
+		a.edits.Each(func(e *edits.Edit) { a.check(ctx, e) })
+	}
+}
+
+// onPublished stores a push or pull result (sorted, capped) and lets the
+// edits and sessions interested in the document know.
+func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedDiagnostics) {
+	server := messages.ServerKey{ServerID: m.ServerID, Root: m.Root}
+	a.cfg.Logger.Debug("diagnostics received", "server", m.ServerID, "uri", m.URI, "version", m.Version,
+		"hasVersion", m.HasVersion, "pulled", m.Pulled, "count", len(m.Diagnostics), "incarnation", m.Incarnation)
+	ds := append([]messages.Diagnostic(nil), m.Diagnostics...)
+	dedup.Sort(ds)
+	kept, dropped := dedup.Cap(ds, a.cfg.MaxStored)
+	now := a.now()
+	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled,
+		&store.Published{Version: m.Version, HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped})
+	a.edits.Each(func(e *edits.Edit) {
+		if !m.Pulled {
+			a.edits.Pushed(e, server, m.URI, now)
+		}
+		a.check(ctx, e)
+	})
+	a.markDirty(m.URI)
+}

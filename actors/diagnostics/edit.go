@@ -1,0 +1,119 @@
+package diagnostics
+
+import (
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Timer messages of the edits.
+type (
+	editTimeout struct{ id uint64 }
+	editSettled struct{ id uint64 }
+	editExpired struct{ id uint64 }
+)
+
+// onEditStarted records where the edit's baseline is: the store's write
+// count now.
+func (a *diagnosticsActor) onEditStarted(m *messages.EditStarted) {
+	e, ok := a.edits.Start(m.EditID, m.Session, m.URI, a.store.Seq(), a.now())
+	if !ok {
+		a.cfg.Logger.Warn("too many edits pending; ignoring EditStarted", "edit", m.EditID)
+		return
+	}
+	e.Expiry = a.timers.After(pendingEditLifetime, &editExpired{id: m.EditID})
+}
+
+// onEditAborted forgets an edit whose change never went out.
+func (a *diagnosticsActor) onEditAborted(m *messages.EditAborted) {
+	if e, ok := a.edits.Forget(m.EditID); ok {
+		a.timers.Cancel(e.Expiry)
+	}
+}
+
+// onAwaitEdit attaches the wait to its edit and checks it at once:
+// diagnostics may be there.
+func (a *diagnosticsActor) onAwaitEdit(ctx actor.Context, m *messages.AwaitEdit) {
+	e := a.edits.Await(m, ctx.Sender(), a.store.Seq(), a.now(), DefaultSettle)
+	a.timers.Cancel(e.Expiry)
+	timeout := m.Timeout
+	if timeout <= 0 {
+		timeout = DefaultEditTimeout
+	}
+	for _, sv := range m.Servers {
+		k := store.Key{Server: sv.ServerKey, URI: m.URI}
+		if _, ok := a.versions[k]; !ok && len(a.versions) >= maxVersions {
+			clear(a.versions)
+		}
+		if sv.Version > a.versions[k] {
+			a.versions[k] = sv.Version
+		}
+	}
+	e.Timeout = a.timers.After(timeout, &editTimeout{id: e.ID})
+	a.check(ctx, e)
+}
+
+// check asks the tracker whether e is done and acts on the verdict.
+func (a *diagnosticsActor) check(ctx actor.Context, e *edits.Edit) {
+	switch a.edits.Check(e, func(w *edits.Wait) (bool, bool) { return a.satisfied(e, w) }, a.now()) {
+	case edits.Release:
+		a.release(ctx, e, "")
+	case edits.SettleStart:
+		e.SettleTimer = a.timers.After(e.Settle, &editSettled{id: e.ID})
+	}
+}
+
+// satisfied reports whether the server produced diagnostics for the
+// version the edit gave it: a pull or versioned push for that version or
+// later, or for a server that sends no versions, a push that arrived after
+// the change was sent. A server that failed or is broken counts as done.
+func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled bool) {
+	if w.Err != nil || a.server(w.ServerKey).broken {
+		return true, true
+	}
+	en := a.store.Get(store.Key{Server: w.ServerKey, URI: e.URI})
+	if en.Pull != nil && en.Pull.Version >= w.Version {
+		return true, true
+	}
+	if p := en.Push; p != nil {
+		if p.HasVersion && p.Version >= w.Version || !p.HasVersion && p.At.After(w.SentAt) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+func (a *diagnosticsActor) onEditSettled(ctx actor.Context, m *editSettled) {
+	e := a.edits.Get(m.id)
+	if e == nil || !e.Waiting() {
+		return
+	}
+	if left := e.SettleLeft(a.now()); left > 0 {
+		e.SettleTimer = a.timers.After(left, &editSettled{id: e.ID})
+		return
+	}
+	a.release(ctx, e, "")
+}
+
+func (a *diagnosticsActor) onEditTimeout(ctx actor.Context, m *editTimeout) {
+	e := a.edits.Get(m.id)
+	if e == nil || !e.Waiting() {
+		return
+	}
+	a.release(ctx, e, fmt.Sprintf("timed out after %v", a.now().Sub(e.Started).Round(1e6)))
+}
+
+// release answers the edit and forgets it.
+func (a *diagnosticsActor) release(ctx actor.Context, e *edits.Edit, timedOut string) {
+	a.timers.Cancel(e.Timeout)
+	a.timers.Cancel(e.SettleTimer)
+	res := a.editResult(e, timedOut)
+	a.edits.Done(e, a.store.Seq())
+	if e.ReplyTo != nil {
+		ctx.Send(e.ReplyTo, res)
+	}
+}

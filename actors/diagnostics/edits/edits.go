@@ -1,0 +1,218 @@
+// Package edits is the diagnostics actor's edit tracker: the edits whose
+// diagnostics a caller waits for, which of their servers produced
+// diagnostics for the version they got, and when each edit is released:
+// at once when every server answered with a complete pull, else after a
+// settle window for servers that publish in phases, which a further push
+// extends (to at most three windows); the hard timeout is the shell's.
+//
+// A Tracker is a single-threaded core: owned by one actor, no goroutines,
+// no I/O, time passed in; not safe for concurrent use.
+package edits
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Bounds of a tracker.
+const (
+	MaxPending = 10000 // edits started and not released
+	maxEdited  = 1 << 16
+)
+
+// Edit is one edit. The tracker owns its fields; the shell reads them and
+// keeps its timer ids in Timeout, SettleTimer and Expiry.
+type Edit struct {
+	ID       uint64
+	Session  string
+	URI      string
+	Started  time.Time
+	StartSeq uint64 // the store's write count when the edit started: its baseline
+
+	Req     *messages.AwaitEdit // nil until AwaitEdit arrives
+	ReplyTo *actor.PID
+	Waits   []*Wait
+	Settle  time.Duration
+
+	settleStart time.Time // when every server was done; zero before
+	settleAt    time.Time // when the settle window ends
+
+	Timeout, SettleTimer, Expiry uint64
+}
+
+// Wait is one server an edit waits for.
+type Wait struct {
+	messages.ServerVersion
+	Done   bool
+	Pulled bool // satisfied by a pull: complete, no settle needed
+}
+
+// Waiting reports whether the edit has its AwaitEdit and is not released.
+func (e *Edit) Waiting() bool { return e.Req != nil }
+
+// Settling reports whether every server is done and the settle window runs.
+func (e *Edit) Settling() bool { return !e.settleStart.IsZero() }
+
+// Tracker holds the edits.
+type Tracker struct {
+	edits    map[uint64]*Edit
+	editedAt map[string]uint64 // document -> store seq when an edit of it last started or ended
+}
+
+// New returns an empty tracker.
+func New() *Tracker {
+	return &Tracker{edits: make(map[uint64]*Edit), editedAt: make(map[string]uint64)}
+}
+
+// Len is the number of edits held.
+func (t *Tracker) Len() int { return len(t.edits) }
+
+// Get returns an edit, nil when unknown.
+func (t *Tracker) Get(id uint64) *Edit { return t.edits[id] }
+
+// Each calls f for every edit.
+func (t *Tracker) Each(f func(*Edit)) {
+	for _, e := range t.edits {
+		f(e)
+	}
+}
+
+// Start records an edit about to be sent, with its baseline seq; false
+// when MaxPending edits are held already.
+func (t *Tracker) Start(id uint64, session, uri string, seq uint64, now time.Time) (*Edit, bool) {
+	if len(t.edits) >= MaxPending {
+		return nil, false
+	}
+	t.touched(uri, seq)
+	e := &Edit{ID: id, Session: session, URI: uri, Started: now, StartSeq: seq}
+	t.edits[id] = e
+	return e, true
+}
+
+func (t *Tracker) touched(uri string, seq uint64) {
+	if _, ok := t.editedAt[uri]; !ok && len(t.editedAt) >= maxEdited {
+		clear(t.editedAt)
+	}
+	t.editedAt[uri] = seq
+}
+
+// Forget drops an edit that is not waiting (aborted, or its AwaitEdit
+// never came); false when it is unknown or waiting.
+func (t *Tracker) Forget(id uint64) (*Edit, bool) {
+	e, ok := t.edits[id]
+	if !ok || e.Waiting() {
+		return nil, false
+	}
+	delete(t.edits, id)
+	return e, true
+}
+
+// Await attaches the wait to its edit (an edit without Start gets the
+// baseline seq) and returns it.
+func (t *Tracker) Await(m *messages.AwaitEdit, replyTo *actor.PID, seq uint64, now time.Time, defSettle time.Duration) *Edit {
+	e, ok := t.edits[m.EditID]
+	if !ok {
+		e = &Edit{ID: m.EditID, Session: m.Session, URI: m.URI, Started: now, StartSeq: seq}
+		t.edits[m.EditID] = e
+	}
+	e.Req, e.ReplyTo, e.Settle = m, replyTo, m.Settle
+	if e.Settle <= 0 {
+		e.Settle = defSettle
+	}
+	for _, sv := range m.Servers {
+		e.Waits = append(e.Waits, &Wait{ServerVersion: sv})
+	}
+	return e
+}
+
+// Verdict is what Check decided.
+type Verdict int
+
+// The verdicts.
+const (
+	Pending     Verdict = iota // some server has not produced diagnostics for its version
+	SettleStart                // every server is done: the settle window starts now
+	Settling                   // the settle window runs already
+	Release                    // release the edit now
+)
+
+// Check marks the servers that produced diagnostics for their version
+// (satisfied says) and decides: release at once if every server answered
+// with a complete pull, else a settle window.
+func (t *Tracker) Check(e *Edit, satisfied func(*Wait) (done, pulled bool), now time.Time) Verdict {
+	if !e.Waiting() {
+		return Pending
+	}
+	allPulled := true
+	for _, w := range e.Waits {
+		if !w.Done {
+			w.Done, w.Pulled = satisfied(w)
+		}
+		if !w.Done {
+			return Pending
+		}
+		allPulled = allPulled && w.Pulled
+	}
+	switch {
+	case allPulled:
+		return Release
+	case e.Settling():
+		return Settling
+	}
+	e.settleStart, e.settleAt = now, now.Add(e.Settle)
+	return SettleStart
+}
+
+// Pushed notes a push for uri from server during e's settle window: one
+// for the edited document (a later phase) or for a document nobody edited
+// since e started (a cascade into an importer) extends the window, never
+// past three windows after every server was done.
+func (t *Tracker) Pushed(e *Edit, server messages.ServerKey, uri string, now time.Time) {
+	if !e.Settling() || !e.serves(server) {
+		return
+	}
+	if now.Add(e.Settle).After(e.settleStart.Add(3 * e.Settle)) {
+		return
+	}
+	if uri == e.URI || !t.EditedElsewhere(e, uri) {
+		e.settleAt = now.Add(e.Settle)
+	}
+}
+
+// serves reports whether server is one the edit waits for.
+func (e *Edit) serves(server messages.ServerKey) bool {
+	for _, w := range e.Waits {
+		if w.ServerKey == server {
+			return true
+		}
+	}
+	return false
+}
+
+// SettleLeft is how long e's settle window still runs (<= 0: it ended).
+func (e *Edit) SettleLeft(now time.Time) time.Duration { return e.settleAt.Sub(now) }
+
+// EditedElsewhere reports whether another edit touched uri: one that
+// started after e, or one still held.
+func (t *Tracker) EditedElsewhere(e *Edit, uri string) bool {
+	if t.editedAt[uri] > e.StartSeq {
+		return true
+	}
+	for _, o := range t.edits {
+		if o != e && o.URI == uri {
+			return true
+		}
+	}
+	return false
+}
+
+// Done forgets a released edit. Its document counts as edited until now
+// (seq), so edits that overlapped it do not take its diagnostics for
+// their own cascade.
+func (t *Tracker) Done(e *Edit, seq uint64) {
+	delete(t.edits, e.ID)
+	t.touched(e.URI, seq)
+}

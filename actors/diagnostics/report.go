@@ -1,0 +1,181 @@
+package diagnostics
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// editResult builds the answer to an edit: the edited file, then up to
+// MaxOtherFiles other files in which the edit made new problems appear.
+func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.EditResult {
+	req := e.Req
+	minSev := req.MinSeverity
+	if minSev == 0 {
+		minSev = messages.SeverityError
+	}
+	maxEdited, maxOther := req.MaxEdited, req.MaxOtherFiles
+	if maxEdited <= 0 {
+		maxEdited = dedup.EditedFile
+	}
+	switch {
+	case maxOther == 0:
+		maxOther = dedup.OtherFiles
+	case maxOther < 0:
+		maxOther = 0
+	}
+	status, detail := a.editStatus(e, timedOut)
+	res := &messages.EditResult{EditID: e.ID, Status: status}
+
+	cur, servers, dropped := a.store.Merged(e.URI, a.store.Get)
+	cur = dedup.FilterSeverity(cur, minSev)
+	if !req.All {
+		base, _, _ := a.store.Merged(e.URI, a.baseline(e))
+		cur, _, _ = dedup.Delta(dedup.FilterSeverity(base, minSev), cur)
+	}
+	dedup.Sort(cur)
+	kept, more := dedup.Cap(cur, maxEdited)
+	res.Files = append(res.Files, messages.FileReport{
+		URI: e.URI, Status: status, Diagnostics: kept, More: more + dropped, Servers: servers, Detail: detail,
+	})
+	res.Files = append(res.Files, a.cascade(e, minSev, maxOther)...)
+	res.Elapsed = a.now().Sub(e.Started)
+	a.markDelivered(e.Session, res.Files)
+	return res
+}
+
+// baseline looks entries up as they were when e started.
+func (a *diagnosticsActor) baseline(e *edits.Edit) func(store.Key) store.Entry {
+	return func(k store.Key) store.Entry { return a.store.At(k, e.StartSeq) }
+}
+
+// editStatus is the worst status of the edit's servers, with the reasons.
+func (a *diagnosticsActor) editStatus(e *edits.Edit, timedOut string) (messages.Status, string) {
+	status := messages.StatusFresh
+	var details []string
+	for _, w := range e.Waits {
+		s, why := a.waitStatus(w, timedOut)
+		if s.Rank() > status.Rank() {
+			status = s
+		}
+		if why != "" {
+			details = append(details, w.ServerID+": "+why)
+		}
+	}
+	if len(e.Waits) == 0 {
+		status, details = messages.StatusNoServer, []string{"no language server serves this file"}
+	}
+	return status, strings.Join(details, "; ")
+}
+
+func (a *diagnosticsActor) waitStatus(w *edits.Wait, timedOut string) (messages.Status, string) {
+	v := a.server(w.ServerKey)
+	switch {
+	case w.Err != nil && errors.Is(w.Err, messages.ErrServerBroken), w.Err == nil && v.broken:
+		err := w.Err
+		if err == nil {
+			err = v.err
+		}
+		return messages.StatusServerBroken, errText(err)
+	case w.Err != nil:
+		return messages.StatusServerBroken, w.Err.Error()
+	case w.Done:
+		return messages.StatusFresh, ""
+	case v.state == messages.StateStarting || v.indexing:
+		return messages.StatusNotReady, "still starting or indexing; " + timedOut
+	}
+	return messages.StatusTimeout, timedOut
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "broken"
+	}
+	return err.Error()
+}
+
+// cascade finds the other documents whose diagnostics changed since the
+// edit started and that now have problems they did not have: importers
+// broken by the edit.
+func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
+	mine := make(map[messages.ServerKey]bool, len(e.Waits))
+	for _, w := range e.Waits {
+		mine[w.ServerKey] = true
+	}
+	changed := make(map[string]bool)
+	for k := range a.store.ChangedSince(e.StartSeq) {
+		// Only documents of this edit's servers that nobody edited since:
+		// another agent's breakage is not this edit's.
+		if k.URI != e.URI && mine[k.Server] && !a.edits.EditedElsewhere(e, k.URI) {
+			changed[k.URI] = true
+		}
+	}
+	uris := make([]string, 0, len(changed))
+	for u := range changed {
+		uris = append(uris, u)
+	}
+	sort.Strings(uris)
+	var out []messages.FileReport
+	for _, u := range uris {
+		if len(out) == maxFiles {
+			break
+		}
+		cur, servers, _ := a.store.Merged(u, a.store.Get)
+		base, _, _ := a.store.Merged(u, a.baseline(e))
+		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
+		if len(added) == 0 {
+			continue
+		}
+		dedup.Sort(added)
+		kept, more := dedup.Cap(added, dedup.PerFile)
+		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more, Servers: servers})
+	}
+	return out
+}
+
+// snapshot answers GetDiagnostics from the store without waiting.
+func (a *diagnosticsActor) snapshot(m *messages.GetDiagnostics) *messages.DiagnosticsSnapshot {
+	minSev := m.MinSeverity
+	if minSev == 0 {
+		minSev = messages.SeverityError
+	}
+	out := &messages.DiagnosticsSnapshot{}
+	for _, uri := range m.URIs {
+		cur, servers, dropped := a.store.Merged(uri, a.store.Get)
+		cur = dedup.FilterSeverity(cur, minSev)
+		dedup.Sort(cur)
+		kept, more := dedup.Cap(cur, dedup.EditedFile)
+		status, detail := a.fileStatus(uri)
+		out.Files = append(out.Files, messages.FileReport{
+			URI: uri, Status: status, Diagnostics: kept, More: more + dropped, Servers: servers, Detail: detail,
+		})
+	}
+	return out
+}
+
+// fileStatus says whether what is stored for a document is current.
+func (a *diagnosticsActor) fileStatus(uri string) (messages.Status, string) {
+	servers := a.store.Servers(uri)
+	if len(servers) == 0 {
+		return messages.StatusNotReady, "no diagnostics received for this file yet"
+	}
+	status, detail := messages.StatusFresh, ""
+	for _, k := range servers {
+		v := a.server(k)
+		en := a.store.Get(store.Key{Server: k, URI: uri})
+		switch {
+		case v.broken:
+			status, detail = messages.StatusServerBroken, k.ServerID+": "+errText(v.err)
+		case v.indexing && status.Rank() < messages.StatusNotReady.Rank():
+			status, detail = messages.StatusNotReady, k.ServerID+": indexing"
+		case en.Latest() < a.versions[store.Key{Server: k, URI: uri}] && status == messages.StatusFresh:
+			status, detail = messages.StatusStale, k.ServerID+": diagnostics describe an older version"
+		}
+	}
+	return status, detail
+}

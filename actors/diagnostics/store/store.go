@@ -1,0 +1,302 @@
+// Package store is the diagnostics actor's store: the latest push and the
+// latest pull result per (server, document), each with the version it
+// describes and when it arrived, a short history of the entries each one
+// replaced, and a bounded log of recent writes.
+//
+// Writes are numbered (Seq). An edit remembers only the number when it
+// started: its baseline is the entries as of that number (EntryAt), and
+// the documents it may have changed are those written since
+// (ChangedSince). So an edit costs nothing per document in the store.
+//
+// The store is bounded: at most MaxKeys (server, document) entries (the
+// oldest written without diagnostics are forgotten first, then the oldest),
+// MaxHistory replaced entries per key, and MaxLog writes in the log.
+//
+// A Store is a single-threaded core: owned by one actor, no goroutines, no
+// I/O, time passed in; not safe for concurrent use.
+package store
+
+import (
+	"sort"
+	"time"
+
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Bounds of a store.
+const (
+	MaxKeys    = 50000   // (server, document) entries
+	MaxHistory = 16      // replaced entries kept per key
+	MaxLog     = 1 << 16 // recent writes kept to find what changed
+)
+
+// Key names the diagnostics of one document from one server.
+type Key struct {
+	Server messages.ServerKey
+	URI    string
+}
+
+// Published is one set of diagnostics as received; never changed after.
+type Published struct {
+	Version    int32
+	HasVersion bool
+	At         time.Time
+	Diags      []messages.Diagnostic
+	Dropped    int // beyond the per-key cap
+}
+
+// Entry is the latest push and the latest pull result of a document.
+type Entry struct {
+	Push, Pull *Published
+}
+
+// Empty reports whether nothing was received.
+func (e Entry) Empty() bool { return e.Push == nil && e.Pull == nil }
+
+// Current is the entry's diagnostics: the newer of push and pull, both
+// (deduplicated) when they describe the same version.
+func (e Entry) Current() []messages.Diagnostic {
+	switch {
+	case e.Empty():
+		return nil
+	case e.Pull == nil:
+		return e.Push.Diags
+	case e.Push == nil:
+		return e.Pull.Diags
+	case e.Push.HasVersion && e.Push.Version > e.Pull.Version:
+		return e.Push.Diags
+	case e.Push.HasVersion && e.Push.Version < e.Pull.Version:
+		return e.Pull.Diags
+	}
+	return Union(e.Pull.Diags, e.Push.Diags)
+}
+
+// Latest is the newest version the entry describes (0 when none).
+func (e Entry) Latest() int32 {
+	var v int32
+	if e.Push != nil && e.Push.HasVersion {
+		v = e.Push.Version
+	}
+	if e.Pull != nil && e.Pull.Version > v {
+		v = e.Pull.Version
+	}
+	return v
+}
+
+// Union returns a followed by the diagnostics of b not in a.
+func Union(a, b []messages.Diagnostic) []messages.Diagnostic {
+	if len(b) == 0 {
+		return a
+	}
+	seen := make(map[dedup.Key]bool, len(a))
+	out := append([]messages.Diagnostic(nil), a...)
+	for _, d := range a {
+		seen[dedup.KeyOf(d)] = true
+	}
+	for _, d := range b {
+		if k := dedup.KeyOf(d); !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// stored is one key's entries.
+type stored struct {
+	cur   Entry
+	seq   uint64 // when cur was written
+	first uint64 // when the first entry was written
+	hist  []histEntry
+}
+
+type histEntry struct {
+	seq uint64
+	e   Entry
+}
+
+type write struct {
+	seq uint64
+	key Key
+}
+
+// Store holds the entries.
+type Store struct {
+	maxKeys int
+	entries map[Key]*stored
+	byURI   map[string]map[messages.ServerKey]bool
+	seq     uint64
+	log     []write
+}
+
+// New returns an empty store bounded to maxKeys keys (0: MaxKeys).
+func New(maxKeys int) *Store {
+	if maxKeys <= 0 {
+		maxKeys = MaxKeys
+	}
+	return &Store{maxKeys: maxKeys, entries: make(map[Key]*stored), byURI: make(map[string]map[messages.ServerKey]bool)}
+}
+
+// Seq is the number of writes so far.
+func (s *Store) Seq() uint64 { return s.seq }
+
+// Len is the number of keys held.
+func (s *Store) Len() int { return len(s.entries) }
+
+// Get returns the current entry of k.
+func (s *Store) Get(k Key) Entry {
+	if st := s.entries[k]; st != nil {
+		return st.cur
+	}
+	return Entry{}
+}
+
+// At returns the entry k had after write seq. When the history does not
+// reach back that far, the oldest entry kept stands in.
+func (s *Store) At(k Key, seq uint64) Entry {
+	st := s.entries[k]
+	if st == nil || st.first > seq {
+		return Entry{}
+	}
+	if st.seq <= seq {
+		return st.cur
+	}
+	for i := len(st.hist) - 1; i >= 0; i-- {
+		if st.hist[i].seq <= seq {
+			return st.hist[i].e
+		}
+	}
+	if len(st.hist) > 0 {
+		return st.hist[0].e
+	}
+	return st.cur
+}
+
+// Write stores p as k's push (or pull) result and returns the new entry.
+func (s *Store) Write(k Key, pulled bool, p *Published) Entry {
+	s.seq++
+	st := s.entries[k]
+	if st == nil {
+		s.evictIfFull()
+		st = &stored{first: s.seq}
+		s.entries[k] = st
+		servers := s.byURI[k.URI]
+		if servers == nil {
+			servers = make(map[messages.ServerKey]bool)
+			s.byURI[k.URI] = servers
+		}
+		servers[k.Server] = true
+	} else {
+		st.hist = append(st.hist, histEntry{seq: st.seq, e: st.cur})
+		if len(st.hist) > MaxHistory {
+			st.hist = append(st.hist[:0], st.hist[1:]...)
+		}
+	}
+	e := st.cur
+	if pulled {
+		e.Pull = p
+	} else {
+		e.Push = p
+	}
+	st.cur, st.seq = e, s.seq
+	s.log = append(s.log, write{seq: s.seq, key: k})
+	if len(s.log) > MaxLog {
+		s.log = append(s.log[:0], s.log[len(s.log)-MaxLog/2:]...)
+	}
+	return e
+}
+
+// evictIfFull forgets a tenth of the keys when the store is full: those
+// without diagnostics first (nothing to report is lost), oldest written
+// first. Amortized, a write costs O(log n).
+func (s *Store) evictIfFull() {
+	if len(s.entries) < s.maxKeys {
+		return
+	}
+	type cand struct {
+		k     Key
+		empty bool
+		seq   uint64
+	}
+	cands := make([]cand, 0, len(s.entries))
+	for k, st := range s.entries {
+		cands = append(cands, cand{k, len(st.cur.Current()) == 0, st.seq})
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].empty != cands[j].empty {
+			return cands[i].empty
+		}
+		return cands[i].seq < cands[j].seq
+	})
+	for _, c := range cands[:max(1, s.maxKeys/10)] {
+		s.forget(c.k)
+	}
+}
+
+func (s *Store) forget(k Key) {
+	delete(s.entries, k)
+	if servers := s.byURI[k.URI]; servers != nil {
+		delete(servers, k.Server)
+		if len(servers) == 0 {
+			delete(s.byURI, k.URI)
+		}
+	}
+}
+
+// ChangedSince returns the keys written after seq: from the log, or by a
+// scan of the store when the log no longer reaches back that far.
+func (s *Store) ChangedSince(seq uint64) map[Key]bool {
+	out := make(map[Key]bool)
+	if len(s.log) > 0 && s.log[0].seq <= seq+1 {
+		for i := len(s.log) - 1; i >= 0 && s.log[i].seq > seq; i-- {
+			out[s.log[i].key] = true
+		}
+		return out
+	}
+	for k, st := range s.entries {
+		if st.seq > seq {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// Servers returns the servers that sent diagnostics for uri, sorted.
+func (s *Store) Servers(uri string) []messages.ServerKey {
+	keys := make([]messages.ServerKey, 0, len(s.byURI[uri]))
+	for k := range s.byURI[uri] {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].ServerID < keys[j].ServerID || keys[i].ServerID == keys[j].ServerID && keys[i].Root < keys[j].Root
+	})
+	return keys
+}
+
+// URIs returns every document with diagnostics.
+func (s *Store) URIs() []string {
+	out := make([]string, 0, len(s.byURI))
+	for u := range s.byURI {
+		out = append(out, u)
+	}
+	return out
+}
+
+// Merged is every server's diagnostics of uri, looked up with get (Get for
+// now, or an edit's baseline), with the servers that have any and the
+// count dropped beyond the caps.
+func (s *Store) Merged(uri string, get func(Key) Entry) (diags []messages.Diagnostic, servers []string, dropped int) {
+	for _, k := range s.Servers(uri) {
+		e := get(Key{Server: k, URI: uri})
+		if e.Empty() {
+			continue
+		}
+		diags = Union(diags, e.Current())
+		servers = append(servers, k.ServerID)
+		if e.Push != nil {
+			dropped += e.Push.Dropped
+		}
+	}
+	return diags, servers, dropped
+}

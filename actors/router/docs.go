@@ -1,0 +1,62 @@
+package router
+
+import (
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+)
+
+// document is a file open on its servers: the one record of a document's
+// state in the runtime. It holds the text its servers have, the disk's
+// stamp when that text was set (so the text is replaced by the disk's only
+// when the disk changed after it), the versions the servers gave it, and
+// the sessions that hold it open (it is closed on its servers when the
+// last one closes it). Server actors keep their own copy of what their
+// process has, to re-open it after a restart; sessions keep nothing.
+type document struct {
+	path, uri string
+	targets   []messages.Target
+	defs      []*config.Server
+	sessions  map[string]bool
+
+	text     string
+	stamp    paths.Stamp // the disk when text was set; zero when the file did not exist
+	fromDisk bool        // text was read from disk (else an agent's edit)
+	gen      uint64      // counts text changes: a disk read started before one is stale
+	versions []messages.ServerVersion
+}
+
+// setText records the text the servers are sent now.
+func (d *document) setText(text string, stamp paths.Stamp, fromDisk bool) {
+	d.text, d.stamp, d.fromDisk = text, stamp, fromDisk
+	d.gen++
+}
+
+// current reports whether the text the servers have is what the file
+// should hold now: the disk has not changed since the text was set (an
+// agent's unsaved edit stays current until the disk changes after it).
+func (d *document) current(now paths.Stamp) bool {
+	return d.gen > 0 && now.SameFile(d.stamp)
+}
+
+// openFiles is the number of documents open on a server.
+func (r *routerActor) openFiles(key messages.ServerKey) int {
+	n := 0
+	for _, d := range r.docs {
+		for _, t := range d.targets {
+			if t.ServerKey == key {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// newDocument resolves a file's servers for a new document.
+func (r *routerActor) newDocument(path string) (*document, error) {
+	rt, err := r.route(path)
+	if err != nil {
+		return nil, err
+	}
+	return &document{path: rt.path, uri: rt.uri, targets: rt.targets, defs: rt.defs, sessions: make(map[string]bool)}, nil
+}

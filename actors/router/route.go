@@ -1,0 +1,146 @@
+package router
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+)
+
+// rootKey and rootResult cache root resolution per server and directory.
+type (
+	rootKey struct {
+		serverID string
+		dir      string
+	}
+	rootResult struct {
+		root string
+		ok   bool
+	}
+)
+
+// maxRootCache bounds the root cache; it is cleared when full.
+const maxRootCache = 10000
+
+// route is a resolved file: its servers with their definitions.
+type route struct {
+	path, uri string
+	targets   []messages.Target
+	defs      []*config.Server
+}
+
+// resolve checks a path and finds its servers. It reads the file system
+// (stats, cached per directory).
+func (r *routerActor) resolve(path string) *messages.Resolved {
+	rt, err := r.route(path)
+	if err != nil {
+		return &messages.Resolved{Path: path, Err: err}
+	}
+	return &messages.Resolved{Path: rt.path, URI: rt.uri, Targets: rt.targets}
+}
+
+func (r *routerActor) route(path string) (*route, error) {
+	abs, err := paths.CheckFile(r.cfg.Workspace, path)
+	if err != nil {
+		return nil, err
+	}
+	defs := r.cfg.Registry.ForPath(abs)
+	if len(defs) == 0 {
+		return nil, &messages.PathError{Path: path, Kind: messages.ErrNoServer,
+			Detail: "configured extensions: " + strings.Join(r.cfg.Registry.Extensions(), " ")}
+	}
+	rt := &route{path: abs, uri: paths.URI(abs)}
+	for _, def := range defs {
+		root, ok := r.rootOf(def, abs)
+		if !ok {
+			continue
+		}
+		lang, _ := def.LanguageID(abs)
+		rt.targets = append(rt.targets, messages.Target{
+			ServerKey: messages.ServerKey{ServerID: def.ID, Root: root}, LanguageID: lang,
+		})
+		rt.defs = append(rt.defs, def)
+	}
+	if len(rt.targets) == 0 {
+		return nil, &messages.PathError{Path: path, Kind: messages.ErrNoServer, Detail: errNoTargets.Error()}
+	}
+	return rt, nil
+}
+
+func (r *routerActor) rootOf(def *config.Server, abs string) (string, bool) {
+	k := rootKey{serverID: def.ID, dir: filepath.Dir(abs)}
+	if res, ok := r.roots[k]; ok {
+		return res.root, res.ok
+	}
+	root, ok := def.FindRoot(r.cfg.Workspace, abs)
+	if len(r.roots) >= maxRootCache {
+		clear(r.roots)
+	}
+	r.roots[k] = rootResult{root: root, ok: ok}
+	return root, ok
+}
+
+// impliedTargets finds the servers the workspace's root markers imply: a
+// bounded walk (depth 3, 2000 directories, ignored directories skipped)
+// looking for each enabled server's markers. It runs in a goroutine.
+func impliedTargets(workspace string, servers []*config.Server) []messages.ServerKey {
+	seen := make(map[messages.ServerKey]bool)
+	ignored := paths.NewFilter(nil)
+	var out []messages.ServerKey
+	dirs := []string{workspace}
+	visited := 0
+	for depth := 0; depth <= 3 && len(dirs) > 0 && visited < 2000; depth++ {
+		var next []string
+		for _, dir := range dirs {
+			visited++
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				continue
+			}
+			names := make(map[string]bool, len(entries))
+			for _, e := range entries {
+				names[e.Name()] = true
+				if e.IsDir() && !ignored.Ignored(e.Name()) {
+					next = append(next, filepath.Join(dir, e.Name()))
+				}
+			}
+			for _, def := range servers {
+				marker, ok := firstPresent(names, def.RootMarkers)
+				if !ok {
+					continue
+				}
+				// The server's own root strategy decides (go.work over go.mod,
+				// exclusion markers), as for a file next to the marker.
+				root, ok := def.FindRoot(workspace, filepath.Join(dir, marker))
+				k := messages.ServerKey{ServerID: def.ID, Root: root}
+				if ok && !seen[k] {
+					seen[k] = true
+					out = append(out, k)
+				}
+			}
+		}
+		dirs = next
+	}
+	return out
+}
+
+// firstPresent returns the first marker (a name or a glob) present in names.
+func firstPresent(names map[string]bool, markers []string) (string, bool) {
+	for _, m := range markers {
+		if !strings.ContainsAny(m, "*?[") {
+			if names[m] {
+				return m, true
+			}
+			continue
+		}
+		for n := range names {
+			if ok, _ := filepath.Match(m, n); ok {
+				return n, true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,203 @@
+package router
+
+import (
+	"errors"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/actors/server"
+	"github.com/agentlsp/agentlsp/actors/watcher"
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/supervisor"
+)
+
+// Config configures the router of one workspace.
+type Config struct {
+	// Workspace is the workspace root: absolute, clean, symlinks resolved.
+	Workspace string
+	// Registry holds the server definitions.
+	Registry *config.Registry
+	// Reaper joins the goroutines of the router and its servers; required.
+	Reaper *lifecycle.Reaper
+	// Observers receive every server's StateChanged, PublishedDiagnostics
+	// and Progress (the diagnostics actor).
+	Observers []*actor.PID
+	// Policy is the servers' restart policy (zero: defaults).
+	Policy supervisor.Policy
+	// Watch starts a file watcher for the workspace.
+	Watch bool
+	// WatchDebounce and WatchMaxDirs configure the watcher (zero: defaults).
+	WatchDebounce time.Duration
+	WatchMaxDirs  int
+	// Logger receives the actors' logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// NewProps returns the props of a router. The router resolves files
+// to their (server, root) pairs, spawns one server actor per pair on first
+// use (lazily, exactly once), fans requests out and merges the answers,
+// reference-counts open documents per session, stops idle servers and
+// forwards file changes on disk. Its server children are supervised by the
+// restart policy for actor panics.
+func NewProps(cfg Config) *actor.Props {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	strategy := supervisor.NewStrategy(cfg.Policy)
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &routerActor{cfg: cfg, strategy: strategy}
+	}, actor.WithSupervisor(strategy))
+}
+
+// routerActor is the router. All its state is owned by its mailbox.
+type routerActor struct {
+	cfg      Config
+	strategy *supervisor.Strategy
+	self     *actor.PID
+
+	servers map[messages.ServerKey]*serverEntry
+	byPID   map[string]messages.ServerKey
+	roots   map[rootKey]rootResult // root resolution cache
+	docs    map[string]*document   // open documents by absolute path
+	calls   map[uint64][]sentCall  // caller request id -> where it went
+	watcher *actor.PID
+	nextID  uint64
+}
+
+// serverEntry is the router's view of one server actor.
+type serverEntry struct {
+	key    messages.ServerKey
+	def    *config.Server
+	lim    config.Effective
+	pid    *actor.PID
+	state  messages.ServerState
+	gen    int // incarnation
+	osPID  int // OS process id while running
+	broken bool
+	err    error
+	sent   uint64 // requests and document messages sent (see ServerIdle)
+	idle   bool   // stopping because idle
+}
+
+// Receive dispatches one message; it never blocks.
+func (r *routerActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		r.onStarted(ctx)
+	case *actor.Stopping:
+		r.strategy.Stop()
+	case *actor.Terminated:
+		r.onTerminated(m)
+	case *messages.StateChanged:
+		r.onStateChanged(m)
+	case *messages.ServerIdle:
+		r.onServerIdle(ctx, m)
+	case *messages.Resolve:
+		ctx.Respond(r.resolve(m.Path))
+	case *messages.SyncDocument:
+		r.onSync(ctx, m)
+	case *messages.EndSession:
+		r.onEndSession(ctx, m)
+	case *messages.FileRequest:
+		r.onFileRequest(ctx, m)
+	case *messages.WorkspaceRequest:
+		r.onWorkspaceRequest(ctx, m)
+	case *messages.Cancel:
+		r.onCancel(ctx, m)
+	case *messages.FilesChanged:
+		r.onFilesChanged(ctx, m)
+	case *messages.GetRouterStatus:
+		ctx.Respond(r.status())
+	}
+}
+
+func (r *routerActor) onStarted(ctx actor.Context) {
+	r.self = ctx.Self()
+	r.servers = make(map[messages.ServerKey]*serverEntry)
+	r.byPID = make(map[string]messages.ServerKey)
+	r.roots = make(map[rootKey]rootResult)
+	r.docs = make(map[string]*document)
+	r.calls = make(map[uint64][]sentCall)
+	if r.cfg.Watch {
+		r.watcher = ctx.Spawn(watcher.NewProps(watcher.Config{
+			Workspace: r.cfg.Workspace, Target: r.self, Reaper: r.cfg.Reaper,
+			Debounce: r.cfg.WatchDebounce, MaxDirs: r.cfg.WatchMaxDirs, Logger: r.cfg.Logger,
+		}))
+	}
+}
+
+// server returns the actor of a (server, root) pair, spawning it on first
+// use. The mailbox makes this exactly once per pair, however many agents
+// touch files of that root at the same moment.
+func (r *routerActor) server(ctx actor.Context, key messages.ServerKey, def *config.Server) *serverEntry {
+	if e, ok := r.servers[key]; ok && !e.idle {
+		return e
+	}
+	observers := append([]*actor.PID{r.self}, r.cfg.Observers...)
+	pid := ctx.Spawn(server.NewProps(server.Config{
+		Server: def, Root: key.Root, Observers: observers,
+		Policy: r.cfg.Policy, Reaper: r.cfg.Reaper, Logger: r.cfg.Logger,
+	}))
+	e := &serverEntry{key: key, def: def, lim: def.Effective(), pid: pid, state: messages.StateStarting}
+	r.servers[key] = e
+	r.byPID[pid.Id] = key
+	r.cfg.Logger.Info("language server actor started", "server", key.ServerID, "root", key.Root)
+	return e
+}
+
+func (r *routerActor) onStateChanged(m *messages.StateChanged) {
+	e, ok := r.servers[messages.ServerKey{ServerID: m.ServerID, Root: m.Root}]
+	if !ok {
+		return
+	}
+	e.state, e.gen, e.broken, e.err, e.osPID = m.State, m.Incarnation, m.Broken, m.Err, m.PID
+}
+
+// onServerIdle stops a server that has been idle, unless the router sent
+// it something since it counted (that message must be answered first).
+func (r *routerActor) onServerIdle(ctx actor.Context, m *messages.ServerIdle) {
+	e, ok := r.servers[m.ServerKey]
+	if !ok || e.idle || e.sent != m.Activity || r.openFiles(m.ServerKey) > 0 {
+		return
+	}
+	e.idle = true
+	r.cfg.Logger.Info("stopping idle language server", "server", m.ServerID, "root", m.Root)
+	ctx.Stop(e.pid)
+}
+
+// onTerminated forgets a server actor that stopped (idle, or stopped by
+// its supervisor after repeated panics); the next use spawns a new one.
+func (r *routerActor) onTerminated(m *actor.Terminated) {
+	key, ok := r.byPID[m.Who.Id]
+	if !ok {
+		return
+	}
+	delete(r.byPID, m.Who.Id)
+	if e, ok := r.servers[key]; ok && e.pid.Id == m.Who.Id {
+		delete(r.servers, key)
+	}
+}
+
+func (r *routerActor) status() *messages.RouterStatus {
+	s := &messages.RouterStatus{Workspace: r.cfg.Workspace}
+	for _, e := range r.servers {
+		s.Servers = append(s.Servers, messages.ServerInfo{
+			ServerKey: e.key, State: e.state, Incarnation: e.gen, PID: e.osPID,
+			Broken: e.broken, Err: e.err, OpenFiles: r.openFiles(e.key),
+		})
+	}
+	sort.Slice(s.Servers, func(i, j int) bool {
+		a, b := s.Servers[i].ServerKey, s.Servers[j].ServerKey
+		return a.ServerID < b.ServerID || a.ServerID == b.ServerID && a.Root < b.Root
+	})
+	return s
+}
+
+// errNoTargets is the detail of an ErrNoServer when servers match the
+// extension but every one is excluded for this directory.
+var errNoTargets = errors.New("every matching server is excluded here by an exclusion marker")

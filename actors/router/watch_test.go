@@ -1,0 +1,106 @@
+package router_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp/actors/router"
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/test/actortest"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// TestRouterForwardsDiskChanges: a server that registered file watchers
+// hears of matching changes on disk (glob honoured, created/changed/deleted
+// as such), and an open document changed on disk is re-synced.
+func TestRouterForwardsDiskChanges(t *testing.T) {
+	h := actortest.New(t)
+	ws := actortest.Monorepo(t)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	reg := `client/registerCapability={"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles",` +
+		`"registerOptions":{"watchers":[{"globPattern":"**/*.py"}]}}]}`
+	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil, "--record", record, "--server-request", reg)
+	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
+		c.Watch, c.WatchDebounce = true, 20*time.Millisecond
+	})
+	app := filepath.Join(ws, "py", "pkg", "app.py")
+	h.Sync(router, "agent", app, messages.SyncChange, "def f() -> int:\n    return 1\n")
+	testenv.Eventually(t, 10*time.Second, "registration answered", func() bool {
+		return len(responses(testenv.Records(t, record))) > 0
+	})
+
+	os.WriteFile(filepath.Join(ws, "py", "pkg", "new.py"), []byte("x = 1\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "py", "README.md"), []byte("not watched\n"), 0o644)
+	os.WriteFile(app, []byte("def f() -> int:\n    return 2  # edited on disk\n"), 0o644)
+
+	var changes []string
+	testenv.Eventually(t, 10*time.Second, "didChangeWatchedFiles with new.py and app.py", func() bool {
+		changes = watchedChanges(t, testenv.Records(t, record))
+		return containsAll(changes, "created py/pkg/new.py", "changed py/pkg/app.py")
+	})
+	for _, c := range changes {
+		if strings.Contains(c, "README") {
+			t.Errorf("unwatched file forwarded: %v", changes)
+		}
+	}
+	uri := paths.URI(app)
+	testenv.Eventually(t, 10*time.Second, "app.py re-synced from disk", func() bool {
+		res := h.FileRequest(router, app, "fake/documentText", map[string]string{"uri": uri})
+		return len(res.Results) == 1 && strings.Contains(string(res.Results[0].Result), "edited on disk")
+	})
+	os.Remove(filepath.Join(ws, "py", "pkg", "new.py"))
+	testenv.Eventually(t, 10*time.Second, "deletion forwarded", func() bool {
+		return containsAll(watchedChanges(t, testenv.Records(t, record)), "deleted py/pkg/new.py")
+	})
+}
+
+func responses(rs []testenv.Record) []testenv.Record {
+	var out []testenv.Record
+	for _, r := range rs {
+		if r.Kind == "response" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// watchedChanges lists "type relpath" for every change the fake received.
+func watchedChanges(t *testing.T, rs []testenv.Record) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Method != "workspace/didChangeWatchedFiles" {
+			continue
+		}
+		var p struct {
+			Changes []struct {
+				URI  string `json:"uri"`
+				Type int    `json:"type"`
+			} `json:"changes"`
+		}
+		if err := json.Unmarshal(r.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Changes {
+			path := paths.FromURI(c.URI)
+			i := strings.Index(path, "/py/")
+			out = append(out, messages.FileChangeType(c.Type).String()+" "+path[i+1:])
+		}
+	}
+	return out
+}
+
+func containsAll(have []string, want ...string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,128 @@
+package server
+
+import (
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/server/docs"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Document synchronisation. The document store keeps every document's
+// latest text and version whatever the server's state, so nothing is lost
+// while it starts, restarts or is broken: notifications are sent only while
+// it runs, and a (re)started server gets every open document re-opened.
+
+// onDocument applies one document message and answers with the version the
+// server now has.
+func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentSynced {
+	var res docs.Result
+	var err error
+	var uri string
+	switch m := msg.(type) {
+	case *messages.OpenDocument:
+		uri = m.URI
+		a.retryIfBroken(ctx)
+		res = a.st.docs.Open(m.URI, m.LanguageID, m.Text)
+	case *messages.ChangeDocument:
+		uri = m.URI
+		a.retryIfBroken(ctx)
+		res, err = a.st.docs.Change(m.URI, m.Text)
+	case *messages.TouchDocument:
+		uri = m.URI
+		a.retryIfBroken(ctx)
+		res, err = a.st.docs.Touch(m.URI)
+	case *messages.SaveDocument:
+		uri = m.URI
+		res.Doc = a.st.docs.Get(m.URI)
+		if !a.st.docs.IsOpen(m.URI) {
+			err = docs.ErrNotOpen
+		} else if a.running() && a.caps.sync.Save {
+			a.notify(ctx, "textDocument/didSave", docs.DidSave(m.URI))
+		}
+	case *messages.CloseDocument:
+		uri = m.URI
+		res.Doc, err = a.st.docs.Close(m.URI)
+		if err == nil {
+			res.Changed = true
+			a.publishPulled(ctx, a.pulls.Forget(m.URI))
+			if a.running() && a.caps.sync.OpenClose {
+				a.notify(ctx, "textDocument/didClose", docs.DidClose(m.URI))
+			}
+		}
+	}
+	if errors.Is(err, docs.ErrNotOpen) {
+		return &messages.DocumentSynced{URI: uri, Err: messages.ErrNotOpen}
+	}
+	a.tellServer(ctx, res)
+	return a.synced(res)
+}
+
+// tellServer tells a running server what the store changed: didOpen for a new
+// document, didChange for a changed one, then pulls.
+func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
+	if !r.Changed || r.Doc == nil || !r.Doc.Open || !a.running() {
+		return
+	}
+	switch {
+	case r.Opened:
+		a.sendOpen(ctx, r.Doc)
+	case a.caps.sync.Kind != 0:
+		a.notify(ctx, "textDocument/didChange", docs.DidChange(r.Doc, r.Old, a.caps.sync))
+		a.pullAfterChange(ctx, r.Doc)
+	}
+}
+
+// reopenAll sends didOpen for every open document to a (re)started server.
+func (a *serverActor) reopenAll(ctx actor.Context) {
+	for _, d := range a.st.docs.OpenDocuments() {
+		a.sendOpen(ctx, d)
+	}
+}
+
+func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document) {
+	if !a.running() || !a.caps.sync.OpenClose {
+		return
+	}
+	a.notify(ctx, "textDocument/didOpen", docs.DidOpen(d))
+	a.pullDoc(ctx, d)
+}
+
+// notify queues a notification. One that cannot be queued (the outgoing
+// queue is full: the server stopped reading) ends this incarnation rather
+// than leave the server's view of a document out of step for good: the
+// restart re-opens every document with its latest text.
+func (a *serverActor) notify(ctx actor.Context, method string, params any) {
+	c := a.inc.connection()
+	if c == nil {
+		return
+	}
+	if err := c.Notify(method, params); err != nil && a.running() {
+		a.cfg.Logger.Warn("cannot send to the language server; restarting it", "server", a.cfg.Server.ID,
+			"root", a.cfg.Root, "method", method, "err", err)
+		a.inc.kill() // the exit arrives as incExited: a crash, restarted by the policy
+	}
+}
+
+// synced is the reply to a document message. A broken server still keeps
+// the document, but the reply says the server will not see it now.
+func (a *serverActor) synced(r docs.Result) *messages.DocumentSynced {
+	d := r.Doc
+	out := &messages.DocumentSynced{Changed: r.Changed}
+	if d != nil {
+		out.URI, out.Version = d.URI, d.Version
+	}
+	if a.broken {
+		out.Err = a.lastErr
+	}
+	return out
+}
+
+// retryIfBroken gives a broken server a new try when the policy allows it:
+// any use of the server (a request, a document change) counts.
+func (a *serverActor) retryIfBroken(ctx actor.Context) {
+	if a.broken {
+		a.retryBroken(ctx)
+	}
+}

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+)
+
+// onEvent handles a notification (or an observed request) from the server.
+func (a *serverActor) onEvent(ctx actor.Context, m *incEvent) {
+	if !a.current(m.gen) {
+		return
+	}
+	switch m.method {
+	case "textDocument/publishDiagnostics":
+		a.onPublish(ctx, m)
+	case "$/progress":
+		a.onProgress(ctx, m.params)
+	case "client/registerCapability":
+		if a.onRegister(m.params) {
+			a.onRefresh(ctx) // a new pull provider pulls the open documents
+		}
+	case "workspace/diagnostic/refresh":
+		a.onRefresh(ctx)
+	case "client/unregisterCapability":
+		a.onUnregister(m.params)
+	case "window/logMessage", "window/showMessage":
+		var p struct {
+			Type    int    `json:"type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(m.params, &p) == nil {
+			a.cfg.Logger.Debug("server message", "server", a.cfg.Server.ID, "type", p.Type, "message", p.Message)
+		}
+	}
+}
+
+func (a *serverActor) onPublish(ctx actor.Context, m *incEvent) {
+	var p struct {
+		URI         string           `json:"uri"`
+		Version     *int32           `json:"version"`
+		Diagnostics []wireDiagnostic `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(m.params, &p); err != nil {
+		a.cfg.Logger.Warn("malformed publishDiagnostics", "server", a.cfg.Server.ID, "err", err)
+		return
+	}
+	out := &messages.PublishedDiagnostics{
+		ServerID: a.cfg.Server.ID, Root: a.cfg.Root,
+		URI:         paths.Normalize(p.URI), // one spelling of each URI, whatever the server's encoding
+		Incarnation: m.gen, Diagnostics: diagnosticsOf(p.Diagnostics),
+	}
+	if p.Version != nil {
+		out.Version, out.HasVersion = *p.Version, true
+	}
+	a.tellObservers(ctx, out)
+}
+
+func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+		Value struct {
+			Kind    string `json:"kind"`
+			Title   string `json:"title"`
+			Message string `json:"message"`
+		} `json:"value"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Value.Kind == "" {
+		return
+	}
+	token := tokenText(p.Token)
+	switch p.Value.Kind {
+	case "begin":
+		a.progress[token] = true
+	case "end":
+		delete(a.progress, token)
+	}
+	msg := &messages.Progress{
+		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, Token: token, Kind: p.Value.Kind,
+		Title: p.Value.Title, Message: p.Value.Message, Active: a.indexing(),
+	}
+	a.tellObservers(ctx, msg)
+}
+
+func tokenText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n int64
+	if json.Unmarshal(raw, &n) == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return string(raw)
+}
+
+// onRegister records registrations; it reports whether one is a pull
+// diagnostics provider.
+func (a *serverActor) onRegister(params json.RawMessage) (pull bool) {
+	var p struct {
+		Registrations []struct {
+			ID              string          `json:"id"`
+			Method          string          `json:"method"`
+			RegisterOptions json.RawMessage `json:"registerOptions"`
+		} `json:"registrations"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	for _, r := range p.Registrations {
+		a.regs[r.ID] = messages.Registration{ID: r.ID, Method: r.Method, RegisterOptions: r.RegisterOptions}
+		delete(a.matchers, r.ID)
+		pull = pull || r.Method == pullMethod
+	}
+	return pull
+}
+
+func (a *serverActor) onUnregister(params json.RawMessage) {
+	var p struct {
+		// The LSP spec spells it "unregisterations".
+		Unregisterations []struct {
+			ID string `json:"id"`
+		} `json:"unregisterations"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	for _, r := range p.Unregisterations {
+		delete(a.regs, r.ID)
+		delete(a.matchers, r.ID)
+	}
+}

@@ -1,0 +1,142 @@
+package server
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/server/docs"
+	"github.com/agentlsp/agentlsp/actors/server/pulls"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Pull diagnostics (LSP 3.17 textDocument/diagnostic). When the server
+// offers them, the actor pulls after every open and change (the pulls
+// scheduler decides what), sends the pulls as calls through the call
+// queue (so they count against the in-flight bound like any request), and
+// publishes each document's combined result as one PublishedDiagnostics
+// with Pulled set, describing the version it pulled for.
+
+const pullMethod = "textDocument/diagnostic"
+
+// pullIDBase starts the ids of the actor's own pull calls, far from the
+// ids callers choose.
+const pullIDBase = 1 << 62
+
+// providers lists the pull providers in force: the static one, then the
+// dynamic registrations by id.
+func (a *serverActor) providers() []pulls.Provider {
+	var out []pulls.Provider
+	if a.caps.pull != nil {
+		out = append(out, *a.caps.pull)
+	}
+	ids := make([]string, 0, len(a.regs))
+	for id, r := range a.regs {
+		if r.Method == pullMethod {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if p := parsePullProvider(a.regs[id].RegisterOptions); p != nil {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+// pullDoc pulls one document (after an open, a re-open or a refresh).
+func (a *serverActor) pullDoc(ctx actor.Context, d *docs.Document) {
+	if a.running() {
+		a.sendPulls(ctx, a.pulls.Pull(pullDoc(d), a.providers()))
+	}
+}
+
+// pullAfterChange pulls a changed document and, with inter-file
+// dependencies, other open documents.
+func (a *serverActor) pullAfterChange(ctx actor.Context, d *docs.Document) {
+	if !a.running() {
+		return
+	}
+	var others []pulls.Doc
+	for _, o := range a.st.docs.OpenDocuments() {
+		if o.URI != d.URI {
+			others = append(others, pullDoc(o))
+		}
+	}
+	a.sendPulls(ctx, a.pulls.PullChange(pullDoc(d), others, a.providers()))
+}
+
+func pullDoc(d *docs.Document) pulls.Doc {
+	return pulls.Doc{URI: d.URI, Version: d.Version, Seq: d.SentSeq}
+}
+
+// sendPulls queues the pull calls; one the queue refuses counts as failed,
+// so its round still ends.
+func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
+	for i := range reqs {
+		r := reqs[i]
+		a.nextPull++
+		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r}); err != nil {
+			a.onPullDone(ctx, &r, nil, err)
+		}
+	}
+	a.dispatchWaiting(ctx)
+}
+
+func pullParams(r *pulls.Request) any {
+	params := map[string]any{"textDocument": map[string]string{"uri": r.URI}}
+	if r.Identifier != "" {
+		params["identifier"] = r.Identifier
+	}
+	if r.PreviousResultID != "" {
+		params["previousResultId"] = r.PreviousResultID
+	}
+	return params
+}
+
+// onPullDone records one pull's answer and publishes what it completes.
+func (a *serverActor) onPullDone(ctx actor.Context, r *pulls.Request, result json.RawMessage, err error) {
+	rep := pulls.Report{Failed: err != nil}
+	if err != nil {
+		a.cfg.Logger.Debug("pull diagnostics failed", "server", a.cfg.Server.ID, "uri", r.URI, "err", err)
+	} else if rep, err = parseReport(result); err != nil {
+		a.cfg.Logger.Warn("malformed pull diagnostics report", "server", a.cfg.Server.ID, "err", err)
+		rep.Failed = true
+	}
+	publish, next := a.pulls.Done(r.URI, r.Version, r.Identifier, rep, a.providers())
+	a.publishPulled(ctx, publish)
+	if len(next) > 0 && a.st.docs.IsOpen(r.URI) {
+		a.sendPulls(ctx, next)
+	}
+}
+
+func (a *serverActor) publishPulled(ctx actor.Context, results []pulls.Result) {
+	for _, res := range results {
+		a.tellObservers(ctx, &messages.PublishedDiagnostics{
+			ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: res.URI, Version: res.Version, HasVersion: true,
+			Incarnation: a.st.gen, Pulled: true, Diagnostics: res.Diagnostics,
+		})
+	}
+}
+
+// parseReport reads a full or unchanged document diagnostic report.
+func parseReport(raw json.RawMessage) (pulls.Report, error) {
+	var r struct {
+		Kind     string           `json:"kind"`
+		ResultID string           `json:"resultId"`
+		Items    []wireDiagnostic `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return pulls.Report{}, err
+	}
+	return pulls.Report{Kind: r.Kind, ResultID: r.ResultID, Items: diagnosticsOf(r.Items)}, nil
+}
+
+// onRefresh answers workspace/diagnostic/refresh: pull every open document.
+func (a *serverActor) onRefresh(ctx actor.Context) {
+	for _, d := range a.st.docs.OpenDocuments() {
+		a.pullDoc(ctx, d)
+	}
+}

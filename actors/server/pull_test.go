@@ -1,0 +1,57 @@
+package server_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/actortest"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// TestPullDiagnostics: with a pull-capable server (static or dynamically
+// registered) the actor pulls after open and change and publishes complete
+// results for the right version; resultIds are sent back and "unchanged"
+// reports keep the previous items.
+func TestPullDiagnostics(t *testing.T) {
+	for _, mode := range []string{"--pull", "--pull-register"} {
+		t.Run(mode, func(t *testing.T) {
+			h := actortest.New(t)
+			srv, record := actortest.FakeServer(t, mode, "--no-push", "--refresh-on-save")
+			pid := h.Spawn(srv, t.TempDir(), nil)
+			h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+			if mode == "--pull-register" {
+				testenv.Eventually(t, 10*time.Second, "dynamic registration", func() bool {
+					return len(h.Status(pid).Registrations) == 1
+				})
+			}
+			h.Open(pid, docURI, "a // ERROR: one\n")
+			d := h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 1 })
+			if len(d.Diagnostics) != 1 || d.Diagnostics[0].Message != "one" {
+				t.Errorf("pulled v1 = %+v", d.Diagnostics)
+			}
+			h.Change(pid, docURI, "a // ERROR: one\nb // ERROR: two\n")
+			d = h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 2 })
+			if len(d.Diagnostics) != 2 {
+				t.Errorf("pulled v2 = %+v", d.Diagnostics)
+			}
+			// didSave makes the fake ask for a refresh: the re-pull sends the
+			// resultId, gets "unchanged", and keeps the two items.
+			h.Ask(pid, &messages.SaveDocument{URI: docURI})
+			testenv.Eventually(t, 10*time.Second, "a pull with previousResultId v2", func() bool {
+				for _, r := range testenv.Records(t, record) {
+					var p struct{ PreviousResultID string }
+					if r.Method == "textDocument/diagnostic" && json.Unmarshal(r.Params, &p) == nil && p.PreviousResultID == "v2" {
+						return true
+					}
+				}
+				return false
+			})
+			d = h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 2 })
+			if len(d.Diagnostics) != 2 {
+				t.Errorf("after unchanged report = %+v, want the 2 kept", d.Diagnostics)
+			}
+		})
+	}
+}

@@ -1,0 +1,244 @@
+// Package pulls is the server actor's pull-diagnostics scheduler (LSP 3.17
+// textDocument/diagnostic): which documents to pull, for which provider
+// identifiers, with which previous resultId, and when a document's
+// combined result is complete and may be published.
+//
+// A document has at most one round in flight; a newer version asked for
+// during a round makes one more round when it ends. When a provider has
+// inter-file dependencies, a change also re-pulls other open documents (at
+// most MaxOthers of them, the most recently changed first), and the
+// changed document's own result is held back until those re-pulls
+// published theirs, so whoever waits for the change's diagnostics sees its
+// effect on the other files too.
+//
+// A Scheduler is a single-threaded core: owned by one actor, no
+// goroutines, no I/O; not safe for concurrent use.
+package pulls
+
+import (
+	"sort"
+
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// MaxOthers bounds the other open documents one change re-pulls.
+const MaxOthers = 16
+
+// Provider is one source of pull diagnostics: the static
+// diagnosticProvider or a dynamic registration with its identifier.
+type Provider struct {
+	Identifier string // "" when the server gives none
+	InterFile  bool   // a change in one file may change others' diagnostics
+}
+
+// Request is one textDocument/diagnostic request to send.
+type Request struct {
+	URI              string
+	Version          int32
+	Identifier       string
+	PreviousResultID string
+}
+
+// Doc is an open document: its URI, version and when it last changed (a
+// larger Seq is more recent).
+type Doc struct {
+	URI     string
+	Version int32
+	Seq     uint64
+}
+
+// Result is a document's combined pull result, ready to publish: every
+// provider's items for Version.
+type Result struct {
+	URI         string
+	Version     int32
+	Diagnostics []messages.Diagnostic
+}
+
+// Report is one provider's answer: Kind "full" with Items, or
+// "unchanged" (the previous items stand). Failed is true when the request
+// failed: the provider's previous items stand.
+type Report struct {
+	Kind     string
+	ResultID string
+	Items    []messages.Diagnostic
+	Failed   bool
+}
+
+// state is one document's pull state.
+type state struct {
+	version   int32 // the version the round in flight pulls for
+	left      int   // requests of the round not answered
+	again     *Doc  // a newer version asked for during the round
+	resultIDs map[string]string
+	items     map[string][]messages.Diagnostic
+	group     *group // the change whose re-pulls this round is part of
+}
+
+// group holds back the pulled result of a changed document until the
+// other documents re-pulled because of it published theirs.
+type group struct {
+	uri  string
+	left int
+	held *Result
+}
+
+// Scheduler holds the pull state of one server's documents.
+type Scheduler struct {
+	docs map[string]*state
+}
+
+// New returns an empty scheduler.
+func New() *Scheduler { return &Scheduler{docs: make(map[string]*state)} }
+
+// Pull starts a round for d with provs (or, when a round is in flight,
+// marks one more) and returns the requests to send.
+func (s *Scheduler) Pull(d Doc, provs []Provider) []Request { return s.pull(d, provs, nil) }
+
+// PullChange pulls a changed document and, when a provider has inter-file
+// dependencies, up to MaxOthers of the other open documents, most
+// recently changed first; the changed document's result is published last.
+func (s *Scheduler) PullChange(changed Doc, others []Doc, provs []Provider) []Request {
+	if !interFile(provs) {
+		return s.Pull(changed, provs)
+	}
+	g := &group{uri: changed.URI}
+	out := s.pull(changed, provs, g)
+	others = append([]Doc(nil), others...)
+	sort.Slice(others, func(i, j int) bool { return others[i].Seq > others[j].Seq })
+	n := 0
+	for _, o := range others {
+		if o.URI == changed.URI || n == MaxOthers {
+			continue
+		}
+		n++
+		out = append(out, s.pull(o, provs, g)...)
+	}
+	return out
+}
+
+func interFile(provs []Provider) bool {
+	for _, p := range provs {
+		if p.InterFile {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Scheduler) pull(d Doc, provs []Provider, g *group) []Request {
+	if len(provs) == 0 {
+		return nil
+	}
+	st := s.docs[d.URI]
+	if st == nil {
+		st = &state{resultIDs: map[string]string{}, items: map[string][]messages.Diagnostic{}}
+		s.docs[d.URI] = st
+	}
+	if st.left > 0 {
+		again := d
+		st.again = &again
+		return nil
+	}
+	st.version, st.left, st.group = d.Version, len(provs), g
+	if g != nil {
+		g.left++
+	}
+	out := make([]Request, len(provs))
+	for i, p := range provs {
+		out[i] = Request{URI: d.URI, Version: d.Version, Identifier: p.Identifier, PreviousResultID: st.resultIDs[p.Identifier]}
+	}
+	return out
+}
+
+// Done records one provider's answer for (uri, version). When it completes
+// the round it returns the results to publish now (the document's own, and
+// a changed document's held one once its group is complete) and the
+// requests of the round asked for meanwhile. Answers for another round
+// are ignored.
+func (s *Scheduler) Done(uri string, version int32, ident string, r Report, provs []Provider) ([]Result, []Request) {
+	st := s.docs[uri]
+	if st == nil || st.version != version || st.left == 0 {
+		return nil, nil
+	}
+	st.left--
+	if !r.Failed {
+		st.resultIDs[ident] = r.ResultID
+		if r.Kind != "unchanged" {
+			st.items[ident] = r.Items
+		}
+	}
+	if st.left > 0 {
+		return nil, nil
+	}
+	res := st.result(uri)
+	publish := st.release(res)
+	var next []Request
+	if st.again != nil {
+		d := *st.again
+		st.again = nil
+		next = s.pull(d, provs, nil)
+	}
+	return publish, next
+}
+
+// release returns what to publish once a round ended: its result, unless
+// it is a group's changed document (held), and the held result when the
+// group is complete.
+func (st *state) release(res Result) []Result {
+	g := st.group
+	st.group = nil
+	if g == nil {
+		return []Result{res}
+	}
+	var out []Result
+	if res.URI == g.uri {
+		g.held = &res
+	} else {
+		out = append(out, res)
+	}
+	if g.left--; g.left == 0 && g.held != nil {
+		out = append(out, *g.held)
+	}
+	return out
+}
+
+// result combines the providers' items, in identifier order.
+func (st *state) result(uri string) Result {
+	idents := make([]string, 0, len(st.items))
+	for id := range st.items {
+		idents = append(idents, id)
+	}
+	sort.Strings(idents)
+	var all []messages.Diagnostic
+	for _, id := range idents {
+		all = append(all, st.items[id]...)
+	}
+	return Result{URI: uri, Version: st.version, Diagnostics: all}
+}
+
+// Forget drops a closed document's state; a round in flight is ignored
+// when it answers. When that round was part of a change's group, the
+// group no longer waits for it: a held result that was waiting only for
+// it is returned, to publish now.
+func (s *Scheduler) Forget(uri string) []Result {
+	st := s.docs[uri]
+	delete(s.docs, uri)
+	if st == nil || st.left == 0 || st.group == nil {
+		return nil
+	}
+	g := st.group
+	if g.left--; g.left == 0 && g.held != nil {
+		return []Result{*g.held}
+	}
+	return nil
+}
+
+// Reset drops everything (a new server process).
+func (s *Scheduler) Reset() { clear(s.docs) }
+
+// InFlight reports whether a round for uri is in flight.
+func (s *Scheduler) InFlight(uri string) bool {
+	st := s.docs[uri]
+	return st != nil && st.left > 0
+}

@@ -1,0 +1,89 @@
+package pulls_test
+
+import (
+	"testing"
+
+	"github.com/agentlsp/agentlsp/actors/server/pulls"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func full(msgs ...string) pulls.Report {
+	r := pulls.Report{Kind: "full"}
+	for _, m := range msgs {
+		r.Items = append(r.Items, messages.Diagnostic{Message: m})
+	}
+	return r
+}
+
+func TestOneRoundAtATimeAndUnchanged(t *testing.T) {
+	s := pulls.New()
+	provs := []pulls.Provider{{Identifier: "a"}, {Identifier: "b"}}
+	reqs := s.Pull(pulls.Doc{URI: "u", Version: 1}, provs)
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %v, want one per provider", reqs)
+	}
+	if again := s.Pull(pulls.Doc{URI: "u", Version: 2}, provs); again != nil {
+		t.Errorf("a second round during the first = %v, want none yet", again)
+	}
+	pub, next := s.Done("u", 1, "a", pulls.Report{Kind: "full", ResultID: "r1", Items: full("x").Items}, provs)
+	if pub != nil || next != nil {
+		t.Errorf("half a round published %v, %v", pub, next)
+	}
+	pub, next = s.Done("u", 1, "b", full("y"), provs)
+	if len(pub) != 1 || pub[0].Version != 1 || len(pub[0].Diagnostics) != 2 {
+		t.Errorf("round 1 published %+v, want version 1 with x and y", pub)
+	}
+	if len(next) != 2 || next[0].Version != 2 || next[0].PreviousResultID != "r1" {
+		t.Errorf("the round asked for meanwhile = %+v, want version 2 with previousResultId r1", next)
+	}
+	s.Done("u", 2, "a", pulls.Report{Kind: "unchanged", ResultID: "r1"}, provs)
+	pub, _ = s.Done("u", 2, "b", pulls.Report{Failed: true}, provs)
+	if len(pub) != 1 || len(pub[0].Diagnostics) != 2 {
+		t.Errorf("unchanged and failed reports keep the previous items: %+v", pub)
+	}
+}
+
+// TestChangeHoldsItsResultAndBoundsOthers: with inter-file dependencies a
+// change re-pulls at most MaxOthers other documents, most recent first,
+// and publishes its own result only after theirs.
+func TestChangeHoldsItsResultAndBoundsOthers(t *testing.T) {
+	s := pulls.New()
+	provs := []pulls.Provider{{InterFile: true}}
+	var others []pulls.Doc
+	for i := range pulls.MaxOthers + 10 {
+		others = append(others, pulls.Doc{URI: string(rune('A' + i)), Version: 1, Seq: uint64(i)})
+	}
+	reqs := s.PullChange(pulls.Doc{URI: "changed", Version: 5, Seq: 100}, others, provs)
+	if len(reqs) != 1+pulls.MaxOthers {
+		t.Fatalf("requests = %d, want 1 + %d", len(reqs), pulls.MaxOthers)
+	}
+	if reqs[1].URI != string(rune('A'+pulls.MaxOthers+9)) {
+		t.Errorf("first other re-pulled = %s, want the most recently changed", reqs[1].URI)
+	}
+	pub, _ := s.Done("changed", 5, "", full("e"), provs)
+	if len(pub) != 0 {
+		t.Errorf("the changed document published before the others: %+v", pub)
+	}
+	for i, r := range reqs[1:] {
+		pub, _ = s.Done(r.URI, 1, "", full(), provs)
+		last := i == len(reqs)-2
+		if last && (len(pub) != 2 || pub[1].URI != "changed") || !last && len(pub) != 1 {
+			t.Fatalf("after other %d: published %+v", i, pub)
+		}
+	}
+}
+
+// TestForgetReleasesHeld: closing the last document a change waits for
+// publishes the change's held result.
+func TestForgetReleasesHeld(t *testing.T) {
+	s := pulls.New()
+	provs := []pulls.Provider{{InterFile: true}}
+	s.PullChange(pulls.Doc{URI: "c", Version: 2}, []pulls.Doc{{URI: "o", Version: 1}}, provs)
+	s.Done("c", 2, "", full(), provs)
+	if pub := s.Forget("o"); len(pub) != 1 || pub[0].URI != "c" {
+		t.Errorf("Forget = %+v, want the held result of c", pub)
+	}
+}

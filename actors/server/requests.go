@@ -1,0 +1,239 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/actors/server/calls"
+	"github.com/agentlsp/agentlsp/actors/server/pulls"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// maxContentModifiedRetries is how often a ContentModified answer is retried.
+const maxContentModifiedRetries = 3
+
+// pending is what the actor keeps of a call besides the queue's own: the
+// request and who waits for it, or the pull it is; the cancel function of
+// the call in flight.
+type pending struct {
+	req    *messages.Request
+	sender *actor.PID
+	pull   *pulls.Request // set for the actor's own pull-diagnostics calls
+	cancel context.CancelFunc
+}
+
+// Private messages about calls.
+type (
+	callDone struct {
+		gen     int
+		id      uint64
+		attempt int
+		result  json.RawMessage
+		err     error
+	}
+	callRetry   struct{ id uint64 }
+	callExpired struct{ id uint64 }
+)
+
+func pendingOf(c *calls.Call) *pending { return c.Data.(*pending) }
+
+// onRequest accepts a request: answered at once when the server is broken,
+// does not offer the method, or is overloaded; otherwise sent when the
+// server runs and has a free slot, waiting in arrival order (with its
+// deadline) until then.
+func (a *serverActor) onRequest(ctx actor.Context, r *messages.Request) {
+	sender := ctx.Sender()
+	if a.broken && !a.retryBroken(ctx) {
+		a.reply(ctx, sender, r.ID, nil, a.lastErr)
+		return
+	}
+	if why := a.unsupported(r.Method); a.state == messages.StateRunning && why != "" {
+		a.reply(ctx, sender, r.ID, nil, a.serverError(messages.ErrUnsupported, errors.New(why), nil))
+		return
+	}
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = a.lim.RequestTimeout
+	}
+	if err := a.enqueue(r.ID, timeout, &pending{req: r, sender: sender}); err != nil {
+		a.reply(ctx, sender, r.ID, nil, err)
+		return
+	}
+	a.dispatchWaiting(ctx)
+	if c := a.calls.Get(r.ID); c != nil && c.State == calls.Waiting {
+		a.timers.After(timeout, &callExpired{id: r.ID})
+	}
+}
+
+// enqueue holds a call; the error is what its requester is answered when
+// the queue refuses it.
+func (a *serverActor) enqueue(id uint64, timeout time.Duration, p *pending) error {
+	_, err := a.calls.Add(id, a.cfg.Clock.Now().Add(timeout), p)
+	switch {
+	case errors.Is(err, calls.ErrFull):
+		return a.serverError(messages.ErrOverloaded, fmt.Errorf("%d requests in flight and %d waiting",
+			a.calls.InFlight(), a.calls.Len()-a.calls.InFlight()), nil)
+	case errors.Is(err, calls.ErrDuplicate):
+		return errors.New("agentlsp: duplicate request id")
+	}
+	return nil
+}
+
+// dispatchWaiting sends waiting calls, oldest first, while the server runs
+// and has free slots.
+func (a *serverActor) dispatchWaiting(ctx actor.Context) {
+	for a.running() {
+		c := a.calls.Next()
+		if c == nil {
+			return
+		}
+		a.dispatch(ctx, c)
+	}
+}
+
+// dispatch sends a call on the running connection.
+func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
+	p := pendingOf(c)
+	remaining := c.Deadline.Sub(a.cfg.Clock.Now())
+	if remaining <= 0 {
+		a.finish(ctx, c.ID, nil, a.serverError(messages.ErrRequestTimeout, nil, nil))
+		return
+	}
+	callCtx, cancel := context.WithTimeout(context.Background(), remaining)
+	p.cancel = cancel
+	send, gen, id, attempt := a.sendSelf(ctx), a.inc.gen, c.ID, c.Attempt
+	method, params := p.method()
+	a.inc.connection().Go(callCtx, method, params, func(res json.RawMessage, err error) {
+		send(&callDone{gen: gen, id: id, attempt: attempt, result: res, err: err})
+	})
+}
+
+// method is the LSP method and params of a call.
+func (p *pending) method() (string, any) {
+	if p.pull != nil {
+		return pullMethod, pullParams(p.pull)
+	}
+	return p.req.Method, p.req.Params
+}
+
+func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
+	c := a.calls.Get(m.id)
+	if c == nil || c.State != calls.InFlight || c.Attempt != m.attempt {
+		return
+	}
+	var rpcErr *messages.RPCError
+	if errors.As(m.err, &rpcErr) && rpcErr.Code == messages.CodeContentModified && c.Attempt < maxContentModifiedRetries {
+		delay := a.cfg.RetryBackoff << c.Attempt
+		if a.cfg.Clock.Now().Add(delay).Before(c.Deadline) {
+			pendingOf(c).cancel()
+			a.calls.Retry(m.id)
+			a.timers.After(delay, &callRetry{id: m.id})
+			a.dispatchWaiting(ctx) // the slot it held is free
+			return
+		}
+	}
+	err := m.err
+	if err != nil && !isClientSide(err) && rpcErr == nil {
+		// The connection ended under the call: the server crashed.
+		var stderr []string
+		if a.current(m.gen) {
+			if conn := a.inc.connection(); conn != nil {
+				stderr = conn.StderrTail()
+			}
+		}
+		err = a.serverError(messages.ErrServerCrashed, err, stderr)
+	}
+	a.finish(ctx, m.id, m.result, err)
+}
+
+// isClientSide reports errors that are about the request, not the server.
+func isClientSide(err error) bool {
+	return errors.Is(err, messages.ErrRequestTimeout) || errors.Is(err, messages.ErrCanceled)
+}
+
+func (a *serverActor) onCallRetry(ctx actor.Context, m *callRetry) {
+	a.calls.Requeue(m.id)
+	a.dispatchWaiting(ctx)
+}
+
+// onCallExpired answers a call that is still waiting when its time is up.
+func (a *serverActor) onCallExpired(ctx actor.Context, m *callExpired) {
+	c := a.calls.Get(m.id)
+	if c == nil || c.State != calls.Waiting {
+		return
+	}
+	kind := messages.ErrRequestTimeout
+	if a.state == messages.StateStarting {
+		kind = messages.ErrStartupTimeout
+	}
+	a.finish(ctx, m.id, nil, a.serverError(kind, errors.New("the server was not running in time"), nil))
+}
+
+// onCancel abandons a call: a sent one is cancelled on the wire (the
+// transport sends $/cancelRequest and the answer arrives as callDone); a
+// waiting one is answered now.
+func (a *serverActor) onCancel(ctx actor.Context, m *messages.Cancel) {
+	c := a.calls.Get(m.ID)
+	if c == nil || pendingOf(c).pull != nil {
+		return
+	}
+	if c.State == calls.InFlight {
+		pendingOf(c).cancel()
+		return
+	}
+	a.finish(ctx, m.ID, nil, messages.ErrCanceled)
+}
+
+// finish answers a call, forgets it, and gives its slot to a waiting one.
+func (a *serverActor) finish(ctx actor.Context, id uint64, result json.RawMessage, err error) {
+	c := a.calls.Done(id)
+	if c == nil {
+		return
+	}
+	p := pendingOf(c)
+	if p.cancel != nil {
+		p.cancel()
+	}
+	if p.pull != nil {
+		a.onPullDone(ctx, p.pull, result, err)
+	} else {
+		a.reply(ctx, p.sender, p.req.ID, result, err)
+	}
+	a.dispatchWaiting(ctx)
+	a.scheduleIdle()
+}
+
+func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error) {
+	if to == nil {
+		return
+	}
+	resp := &messages.Response{ID: id, ServerID: a.cfg.Server.ID, Err: err, Indexing: a.indexing()}
+	if err == nil {
+		resp.Result = result
+	}
+	ctx.Send(to, resp)
+}
+
+// failAll answers every pending call with err; pulls are dropped (a new
+// process pulls again).
+func (a *serverActor) failAll(ctx actor.Context, err error) {
+	for _, c := range a.calls.Drain() {
+		p := pendingOf(c)
+		if p.cancel != nil {
+			p.cancel()
+		}
+		if p.pull == nil {
+			a.reply(ctx, p.sender, p.req.ID, nil, err)
+		}
+	}
+}
+
+// sendSelf returns a function that delivers messages to this actor from
+// any goroutine.
+func (a *serverActor) sendSelf(ctx actor.Context) func(any) { return lifecycle.Sender(ctx, a.self) }

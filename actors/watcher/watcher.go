@@ -1,0 +1,391 @@
+package watcher
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+)
+
+// Config configures one watcher actor. Zero values are the documented
+// defaults.
+type Config struct {
+	// Workspace is the root watched with its directories (made absolute).
+	Workspace string
+	// Target receives every *messages.FilesChanged batch; required.
+	Target *actor.PID
+	// Reaper joins the actor's goroutines; required.
+	Reaper *lifecycle.Reaper
+	// MaxDirs bounds the watched directories (default 4096). Reaching it
+	// logs one warning, and the status says Limited.
+	MaxDirs int
+	// MaxPending bounds the changed paths pending in one batch (default
+	// 10000); more are dropped, counted and logged.
+	MaxPending int
+	// Debounce is how long changes are coalesced into one batch, counted
+	// from the first change (default 100ms).
+	Debounce time.Duration
+	// Ignore lists directory names to ignore besides
+	// paths.DefaultIgnoredDirs and bazel-*. Nothing in an ignored directory is watched or reported.
+	Ignore []string
+	// Logger for the actor's own logs; nil discards.
+	Logger *slog.Logger
+}
+
+const (
+	defaultWatchMaxDirs  = 4096
+	defaultWatchDebounce = 100 * time.Millisecond
+	defaultMaxPending    = 10000 // paths pending in one batch
+	maxQueuedWalks       = 1024  // new or renamed directories waiting for a walk
+	maxReadBatch         = 256   // fsnotify events forwarded in one message
+	maxChmodSizes        = 10000 // file sizes kept to tell a resize from a chmod
+)
+
+// watcherGens numbers watcher instances, so that an instance restarted
+// after a panic ignores the messages of its predecessor's goroutines.
+var watcherGens atomic.Uint64
+
+// NewProps returns the props of a watcher actor, one per workspace
+// root. It watches the root and its directories (at most MaxDirs, ignored
+// names skipped), coalesces changes for Debounce and sends them to Target
+// as one *messages.FilesChanged, sorted by path; directories created or
+// deleted are changes too (servers' registrations filter them; see
+// WatchMatcher). It answers
+// messages.GetWatcherStatus. Directory walks and the fsnotify reader run
+// in goroutines joined by cfg.Reaper; Receive never blocks. NewProps does
+// not block and is safe for concurrent use.
+func NewProps(cfg Config) *actor.Props {
+	if abs, err := filepath.Abs(cfg.Workspace); err == nil {
+		cfg.Workspace = abs
+	}
+	if cfg.MaxDirs <= 0 {
+		cfg.MaxDirs = defaultWatchMaxDirs
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = defaultMaxPending
+	}
+	if cfg.Debounce <= 0 {
+		cfg.Debounce = defaultWatchDebounce
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ignored := paths.NewFilter(cfg.Ignore)
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &watcherActor{cfg: cfg, ignored: ignored}
+	})
+}
+
+// Private messages from the watcher's goroutines and timer, tagged with
+// the generation of the instance that started them.
+type (
+	watchEvents struct { // fsnotify events, classified, or an fsnotify error
+		gen    uint64
+		events []watchEvent
+		err    error
+	}
+	watchWalked struct { // a walk ended
+		gen          uint64
+		added        []string // directories now watched
+		found        []string // entries found below new directories: created
+		foundDropped int      // entries found beyond MaxPending
+		limited      bool     // the bound (MaxDirs, or the kernel's: err) was reached
+		err          error
+	}
+	watchFlush struct{ gen uint64 } // a debounce window ended
+)
+
+// watchEvent is one change as the reader saw it.
+type watchEvent struct {
+	path    string
+	typ     messages.FileChangeType
+	dir     bool // a created directory, to walk
+	renamed bool // deleted by a rename: the watches below it are stale
+}
+
+// watcherActor owns one fsnotify watcher, the set of watched directories,
+// the pending changes and the debounce timer. The reader goroutine
+// forwards fsnotify's events; walk goroutines (one at a time) add watches.
+type watcherActor struct {
+	cfg     Config
+	ignored paths.Filter
+	gen     uint64
+	send    func(any) // delivers a message to this actor from any goroutine
+	w       *fsnotify.Watcher
+	stop    chan struct{} // closed on stop: cuts a walk short
+	err     error
+
+	dirs     map[string]struct{} // watched directories
+	ready    bool                // the initial walk is done
+	limited  bool
+	warned   bool
+	walking  bool
+	queue    []string // new directories to walk
+	prunes   []string // renamed directories whose stale watches to remove
+	pending  map[string]messages.FileChangeType
+	timer    *time.Timer
+	flushDue bool // the window ended during a walk: flush when it ends
+	dropped  int  // changes dropped, in total
+	dropping int  // changes dropped in this window, logged when it ends
+}
+
+// Receive dispatches one message; it never blocks.
+func (a *watcherActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.onStarted(ctx)
+	case *actor.Stopping, *actor.Restarting:
+		a.onStopping()
+	case *watchEvents:
+		if m.gen == a.gen {
+			a.onEvents(m)
+		}
+	case *watchWalked:
+		if m.gen == a.gen {
+			a.onWalked(ctx, m)
+		}
+	case *watchFlush:
+		if m.gen == a.gen {
+			a.onFlush(ctx)
+		}
+	case *messages.GetWatcherStatus:
+		ctx.Respond(a.status())
+	}
+}
+
+// onStarted creates the fsnotify watcher, starts its reader and the walk
+// of the workspace.
+func (a *watcherActor) onStarted(ctx actor.Context) {
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	a.send = func(m any) { root.Send(self, m) }
+	a.gen = watcherGens.Add(1)
+	a.dirs = make(map[string]struct{})
+	a.pending = make(map[string]messages.FileChangeType)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		a.err, a.ready = fmt.Errorf("watcher: watching %s: %w", a.cfg.Workspace, err), true
+		a.cfg.Logger.Error("watcher: cannot watch the workspace; changes on disk go unseen",
+			"workspace", a.cfg.Workspace, "err", err, "advice", "raise fs.inotify.max_user_instances")
+		return
+	}
+	a.w, a.stop = w, make(chan struct{})
+	gen, send := a.gen, a.send
+	// The reader lives until w is closed (onStopping), which closes its
+	// channels; joined by the Reaper.
+	a.cfg.Reaper.Go(func() { readWatchEvents(w, gen, send) })
+	a.queue = append(a.queue, a.cfg.Workspace)
+	a.walkNext()
+}
+
+// onStopping stops the timer and closes the fsnotify watcher, which ends
+// the reader and cuts a walk short. Pending changes are dropped.
+func (a *watcherActor) onStopping() {
+	if a.timer != nil {
+		a.timer.Stop()
+		a.timer = nil
+	}
+	if w := a.w; w != nil {
+		close(a.stop)
+		a.w, a.stop = nil, nil
+		// Close waits for fsnotify's own read goroutine, which may be
+		// handing an error to our reader: short, but not for Receive to
+		// wait on. Ends with that goroutine; joined by the Reaper.
+		a.cfg.Reaper.Go(func() { _ = w.Close() })
+	}
+}
+
+// onEvents records the visible changes, queues walks of new directories
+// and forgets deleted ones.
+func (a *watcherActor) onEvents(m *watchEvents) {
+	if m.err != nil { // rare: fsnotify reports a queue overflow once per overflow
+		advice := "none"
+		if errors.Is(m.err, fsnotify.ErrEventOverflow) {
+			advice = "changes were lost; raise fs.inotify.max_queued_events"
+		}
+		a.cfg.Logger.Warn("watcher: file watching error", "workspace", a.cfg.Workspace, "err", m.err, "advice", advice)
+	}
+	for _, e := range m.events {
+		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
+			continue
+		}
+		switch {
+		case e.typ == messages.FileDeleted:
+			a.forgetDir(e.path, e.renamed)
+		case e.dir:
+			a.enqueue(&a.queue, e.path)
+		}
+		a.record(e.path, e.typ)
+	}
+	a.walkNext()
+}
+
+// forgetDir drops a deleted directory and those below it from the watched
+// set. fsnotify drops the watch on the directory itself; after a rename
+// the watches below it live on under stale names, so a walk removes them.
+func (a *watcherActor) forgetDir(path string, renamed bool) {
+	if _, ok := a.dirs[path]; !ok {
+		return
+	}
+	maps.DeleteFunc(a.dirs, func(d string, _ struct{}) bool { return d == path || strings.HasPrefix(d, path+"/") })
+	if renamed {
+		a.enqueue(&a.prunes, path)
+	}
+}
+
+// enqueue adds path to a walk queue; past the bound it is left alone
+// (a new directory stays unwatched: Limited).
+func (a *watcherActor) enqueue(q *[]string, path string) {
+	if len(*q) >= maxQueuedWalks {
+		a.noteLimited(nil)
+		return
+	}
+	*q = append(*q, path)
+}
+
+// record coalesces a change into the pending batch (at most
+// MaxPending paths; more are dropped and counted) and opens a
+// debounce window if none is open.
+func (a *watcherActor) record(path string, t messages.FileChangeType) {
+	prev, had := a.pending[path]
+	switch next, keep := coalesce(prev, had, t); {
+	case !had && len(a.pending) >= a.cfg.MaxPending:
+		a.dropped++
+		a.dropping++
+	case keep:
+		a.pending[path] = next
+	default:
+		delete(a.pending, path)
+	}
+	a.arm()
+}
+
+// coalesce folds change next into the pending change prev (had: there is
+// one) and says whether anything is left to report: created then changed
+// is created, created then deleted nothing, deleted then created changed,
+// changed then deleted deleted.
+func coalesce(prev messages.FileChangeType, had bool, next messages.FileChangeType) (messages.FileChangeType, bool) {
+	switch {
+	case !had:
+		return next, true
+	case prev == messages.FileCreated:
+		return messages.FileCreated, next != messages.FileDeleted
+	case next == messages.FileDeleted:
+		return messages.FileDeleted, true
+	}
+	return messages.FileChanged, true
+}
+
+// arm opens a debounce window unless one is open.
+func (a *watcherActor) arm() {
+	if a.timer != nil || a.flushDue {
+		return
+	}
+	gen, send := a.gen, a.send
+	a.timer = time.AfterFunc(a.cfg.Debounce, func() { send(&watchFlush{gen: gen}) })
+}
+
+// onFlush ends the debounce window. During a walk the flush waits for it,
+// so that a new directory and what it holds arrive in one batch.
+func (a *watcherActor) onFlush(ctx actor.Context) {
+	a.timer = nil
+	if a.walking {
+		a.flushDue = true
+		return
+	}
+	a.flush(ctx)
+}
+
+// flush sends the pending changes, sorted by path, as one FilesChanged,
+// and logs the changes dropped during the window.
+func (a *watcherActor) flush(ctx actor.Context) {
+	a.flushDue = false
+	if a.dropping > 0 {
+		a.cfg.Logger.Warn("watcher: too many changed paths at once; changes dropped",
+			"workspace", a.cfg.Workspace, "dropped", a.dropping, "maxPending", a.cfg.MaxPending)
+		a.dropping = 0
+	}
+	if len(a.pending) == 0 || a.cfg.Target == nil {
+		clear(a.pending)
+		return
+	}
+	changes := make([]messages.FileChange, 0, len(a.pending))
+	for p, t := range a.pending {
+		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t})
+	}
+	clear(a.pending)
+	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
+	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes})
+}
+
+// walkNext starts a walk of the queued directories unless one runs. Walks
+// after the initial one report what they find as created: it may predate
+// the watch.
+func (a *watcherActor) walkNext() {
+	if a.walking || a.w == nil || len(a.queue)+len(a.prunes) == 0 {
+		return
+	}
+	j := &walkJob{w: a.w, stop: a.stop, ignored: a.ignored, maxDirs: a.cfg.MaxDirs, maxFound: a.cfg.MaxPending,
+		roots: a.queue, prunes: a.prunes, known: maps.Clone(a.dirs), report: a.ready}
+	a.queue, a.prunes, a.walking = nil, nil, true
+	gen, send := a.gen, a.send
+	// Lives until the walk is done: at most MaxDirs directories, cut short
+	// when the actor stops (stop closed, Add fails); joined by the Reaper.
+	a.cfg.Reaper.Go(func() { send(j.run(gen)) })
+}
+
+// onWalked records the directories added and the entries found, logs the
+// bound once, flushes a window that ended meanwhile and walks on.
+func (a *watcherActor) onWalked(ctx actor.Context, m *watchWalked) {
+	a.walking, a.ready = false, true
+	for _, d := range m.added {
+		a.dirs[d] = struct{}{}
+	}
+	if m.limited {
+		a.noteLimited(m.err)
+	}
+	for _, p := range m.found { // new to the workspace, even if a write was seen first
+		if a.pending[p] == messages.FileChanged {
+			delete(a.pending, p)
+		}
+		a.record(p, messages.FileCreated)
+	}
+	a.dropped += m.foundDropped
+	a.dropping += m.foundDropped
+	if a.flushDue {
+		a.flush(ctx)
+	}
+	a.walkNext()
+}
+
+// noteLimited marks the watcher limited; the first time, it logs why.
+func (a *watcherActor) noteLimited(err error) {
+	a.limited = true
+	if a.warned {
+		return
+	}
+	a.warned = true
+	advice := "raise MaxDirs or add ignores for generated or vendored directories"
+	if err != nil {
+		advice = "raise fs.inotify.max_user_watches or add ignores for generated or vendored directories"
+	}
+	a.cfg.Logger.Warn("watcher: directory limit reached; changes in unwatched directories go unseen",
+		"workspace", a.cfg.Workspace, "maxDirs", a.cfg.MaxDirs, "watched", len(a.dirs), "err", err, "advice", advice)
+}
+
+func (a *watcherActor) status() *messages.WatcherStatus {
+	return &messages.WatcherStatus{Workspace: a.cfg.Workspace, Dirs: len(a.dirs), Limited: a.limited,
+		Dropped: a.dropped, Ready: a.ready, Err: a.err}
+}

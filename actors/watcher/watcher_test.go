@@ -1,0 +1,286 @@
+package watcher_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/actors/watcher"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/test/actortest"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// watchProbe is an actor system (the harness, which checks for leaks at
+// cleanup), a watcher on a temporary workspace and a probe receiving its
+// batches.
+type watchProbe struct {
+	*actortest.Harness
+	ws      string
+	watcher *actor.PID
+	batches chan *messages.FilesChanged
+	warns   *warnCounter
+}
+
+// newWatchProbe lays out files (path -> content; a path ending in '/' is
+// a directory) in a new workspace and starts a watcher on it, ready.
+func newWatchProbe(t *testing.T, files []string, edit func(*watcher.Config)) *watchProbe {
+	p := &watchProbe{Harness: actortest.New(t), ws: t.TempDir(),
+		batches: make(chan *messages.FilesChanged, 1000), warns: &warnCounter{}}
+	for _, f := range files {
+		p.make(f)
+	}
+	probe := p.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		if m, ok := ctx.Message().(*messages.FilesChanged); ok {
+			select {
+			case p.batches <- m:
+			default:
+				t.Errorf("probe: too many batches")
+			}
+		}
+	}))
+	cfg := watcher.Config{Workspace: p.ws, Target: probe, Reaper: p.Reaper,
+		Debounce: 200 * time.Millisecond, Logger: slog.New(p.warns)}
+	if edit != nil {
+		edit(&cfg)
+	}
+	p.watcher = p.Sys.Root.Spawn(watcher.NewProps(cfg))
+	p.Track(p.watcher) // stopped by the harness at cleanup
+	p.Track(probe)
+	testenv.Eventually(t, 10*time.Second, "watcher ready", func() bool { return p.watchStatus().Ready })
+	return p
+}
+
+func (p *watchProbe) path(rel string) string { return filepath.Join(p.ws, filepath.FromSlash(rel)) }
+
+// make creates a file ("a/b.txt") or a directory ("a/b/") with its parents.
+func (p *watchProbe) make(rel string) {
+	p.T.Helper()
+	if rel[len(rel)-1] == '/' {
+		p.check(os.MkdirAll(p.path(rel), 0o755))
+		return
+	}
+	p.check(os.MkdirAll(filepath.Dir(p.path(rel)), 0o755))
+	p.check(os.WriteFile(p.path(rel), []byte("x"), 0o644))
+}
+
+func (p *watchProbe) check(err error) {
+	p.T.Helper()
+	if err != nil {
+		p.T.Fatal(err)
+	}
+}
+
+func (p *watchProbe) watchStatus() *messages.WatcherStatus {
+	p.T.Helper()
+	return p.Ask(p.watcher, &messages.GetWatcherStatus{}).(*messages.WatcherStatus)
+}
+
+// next awaits the next batch and returns its changes as "type path"
+// strings, paths relative to the workspace.
+func (p *watchProbe) next() []string {
+	p.T.Helper()
+	select {
+	case b := <-p.batches:
+		if b.Workspace != p.ws {
+			p.T.Errorf("batch workspace = %q, want %q", b.Workspace, p.ws)
+		}
+		var out []string
+		for _, c := range b.Changes {
+			rel, _ := filepath.Rel(p.ws, c.Path)
+			if c.URI != paths.URI(c.Path) {
+				p.T.Errorf("change %s has URI %q", c.Path, c.URI)
+			}
+			out = append(out, c.Type.String()+" "+filepath.ToSlash(rel))
+		}
+		return out
+	case <-time.After(10 * time.Second):
+		p.T.Fatal("timed out waiting for a FilesChanged batch")
+		return nil
+	}
+}
+
+// until collects batches until every wanted change was seen; it returns
+// every change seen.
+func (p *watchProbe) until(want ...string) []string {
+	p.T.Helper()
+	missing := make(map[string]bool)
+	for _, w := range want {
+		missing[w] = true
+	}
+	var seen []string
+	for len(missing) > 0 {
+		for _, c := range p.next() {
+			delete(missing, c)
+			seen = append(seen, c)
+		}
+	}
+	return seen
+}
+
+// warnCounter is a slog handler counting warnings.
+type warnCounter struct {
+	mu    sync.Mutex
+	warns []string
+}
+
+func (w *warnCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (w *warnCounter) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *warnCounter) WithGroup(string) slog.Handler            { return w }
+func (w *warnCounter) Handle(_ context.Context, r slog.Record) error {
+	if r.Level == slog.LevelWarn {
+		w.mu.Lock()
+		w.warns = append(w.warns, r.Message)
+		w.mu.Unlock()
+	}
+	return nil
+}
+
+func (w *warnCounter) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.warns)
+}
+
+func TestWatcherReportsChangesInOneBatch(t *testing.T) {
+	p := newWatchProbe(t, []string{"a.txt", "c.txt", "sub/b.txt"}, nil)
+	p.make("new.txt")
+	p.check(os.WriteFile(p.path("a.txt"), []byte("changed"), 0o644))
+	p.check(os.Remove(p.path("sub/b.txt")))
+	p.check(os.Rename(p.path("c.txt"), p.path("d.txt")))
+
+	want := []string{"changed a.txt", "deleted c.txt", "created d.txt", "created new.txt", "deleted sub/b.txt"}
+	if diff := cmp.Diff(want, p.next()); diff != "" {
+		t.Errorf("batch (-want +got):\n%s", diff)
+	}
+}
+
+func TestWatcherCoalescesAndIgnores(t *testing.T) {
+	p := newWatchProbe(t, []string{"a.txt", ".git/HEAD", "node_modules/m/index.js", "bazel-out/x"}, nil)
+	// Created then deleted within the window: nothing.
+	p.make("tmp.txt")
+	p.check(os.Remove(p.path("tmp.txt")))
+	// Pure chmod: nothing.
+	p.check(os.Chmod(p.path("a.txt"), 0o600))
+	// Inside ignored directories, old and new: nothing.
+	p.make(".git/index")
+	p.make("node_modules/m/index2.js")
+	p.make("bazel-out/y")
+	p.make("build/out.o")
+	p.make("sub/dist/bundle.js")
+	// Deleted then created: changed; changed then deleted: deleted.
+	p.check(os.Remove(p.path("a.txt")))
+	p.make("a.txt")
+	p.make("sentinel.txt")
+	p.check(os.Remove(p.path("sentinel.txt")))
+	p.make("sentinel.txt")
+
+	got := p.next()
+	want := []string{"changed a.txt", "created sentinel.txt", "created sub"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("batch (-want +got):\n%s", diff)
+	}
+	p.make("sub/dist/more.js")
+	p.make("last.txt")
+	if diff := cmp.Diff([]string{"created last.txt"}, p.next()); diff != "" {
+		t.Errorf("second batch (-want +got):\n%s", diff)
+	}
+}
+
+func TestWatcherWatchesNewAndRenamedDirectories(t *testing.T) {
+	p := newWatchProbe(t, []string{"old/inner/"}, nil)
+	p.check(os.Mkdir(p.path("fresh"), 0o755))
+	p.until("created fresh") // the batch comes once the directory is watched
+	p.make("fresh/f.go")
+	if diff := cmp.Diff([]string{"created fresh/f.go"}, p.next()); diff != "" {
+		t.Errorf("file in a new directory (-want +got):\n%s", diff)
+	}
+
+	// A tree made at once: what predates its watches is reported too.
+	p.make("x/y/z/g.go")
+	p.until("created x", "created x/y", "created x/y/z", "created x/y/z/g.go")
+
+	// A renamed directory: the watches below it report the new names.
+	p.check(os.Rename(p.path("old"), p.path("moved")))
+	p.until("deleted old", "created moved", "created moved/inner")
+	p.make("moved/inner/h.go")
+	if diff := cmp.Diff([]string{"created moved/inner/h.go"}, p.next()); diff != "" {
+		t.Errorf("file in a renamed directory (-want +got):\n%s", diff)
+	}
+	// root, fresh, x, x/y, x/y/z, moved, moved/inner
+	if st := p.watchStatus(); st.Dirs != 7 || st.Limited {
+		t.Errorf("status = %+v, want 7 directories, not limited", st)
+	}
+}
+
+func TestWatcherMaxDirs(t *testing.T) {
+	p := newWatchProbe(t, []string{"a/", "b/", "c/", "d/", "e/"}, func(c *watcher.Config) { c.MaxDirs = 3 })
+	st := p.watchStatus()
+	if st.Dirs != 3 || !st.Limited || st.Workspace != p.ws {
+		t.Errorf("status = %+v, want 3 directories, limited", st)
+	}
+	p.check(os.Mkdir(p.path("f"), 0o755))
+	p.until("created f")
+	if st := p.watchStatus(); st.Dirs != 3 || !st.Limited {
+		t.Errorf("status after a new directory = %+v, want 3 directories, limited", st)
+	}
+	if n := p.warns.count(); n != 1 {
+		t.Errorf("%d warnings (%q), want 1", n, p.warns.warns)
+	}
+}
+
+// TestWatcherDropsBeyondPendingBound: beyond MaxPending paths in one
+// window, changes are dropped and counted. The window is longer than the
+// test, so how fast the files are created does not matter.
+func TestWatcherDropsBeyondPendingBound(t *testing.T) {
+	const bound, extra = 100, 50
+	p := newWatchProbe(t, []string{"many/"}, func(c *watcher.Config) { c.Debounce, c.MaxPending = time.Hour, bound })
+	for i := range bound + extra {
+		f, err := os.Create(p.path(fmt.Sprintf("many/f%05d", i)))
+		p.check(err)
+		p.check(f.Close())
+	}
+	testenv.Eventually(t, 20*time.Second, "changes beyond the bound dropped", func() bool {
+		return p.watchStatus().Dropped == extra
+	})
+}
+
+func TestWatcherStopJoinsEverything(t *testing.T) {
+	sys, reaper := lifecycle.NewSystem(nil), &lifecycle.Reaper{}
+	base := testenv.Actors(sys)
+	ws := t.TempDir()
+	for _, d := range []string{"a/b", "c"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pid := sys.Root.Spawn(watcher.NewProps(watcher.Config{Workspace: ws, Target: sys.NewLocalPID("nobody"), Reaper: reaper}))
+	if _, err := sys.Root.RequestFuture(pid, &messages.GetWatcherStatus{}, 10*time.Second).Result(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a", "b", "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !reaper.Wait(ctx) {
+		t.Error("Reaper.Wait: the watcher's goroutines did not end")
+	}
+	testenv.Eventually(t, 5*time.Second, "actor registry back to its baseline", func() bool {
+		return testenv.Actors(sys) == base
+	})
+	sys.Shutdown()
+}

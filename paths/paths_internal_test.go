@@ -1,0 +1,79 @@
+package paths
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestResolveIsLinear: resolving a path costs one Lstat per component, at
+// most, whatever its depth (the old walk up from the deepest prefix cost
+// one EvalSymlinks per level: quadratic).
+func TestResolveIsLinear(t *testing.T) {
+	ws := t.TempDir()
+	real, _ := filepath.EvalSymlinks(ws)
+	calls := 0
+	lstat = func(p string) (os.FileInfo, error) { calls++; return os.Lstat(p) }
+	defer func() { lstat = os.Lstat }()
+	if err := os.MkdirAll(filepath.Join(real, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, depth := range []int{10, 100, 1000, 2000} {
+		calls = 0
+		rel := strings.Repeat("a/", 2) + strings.Repeat("x/", depth) + "f.go"
+		got, err := InWorkspace(real, rel)
+		if err != nil {
+			t.Fatalf("depth %d: %v", depth, err)
+		}
+		if want := filepath.Join(real, rel); got != want {
+			t.Errorf("depth %d: InWorkspace = %q, want %q", depth, got, want)
+		}
+		// a, a (missing) and nothing more: the walk stops at the first
+		// component that does not exist.
+		if calls > 3 {
+			t.Errorf("depth %d: %d Lstat calls, want at most 3", depth, calls)
+		}
+	}
+	// An existing deep tree: one call per component.
+	deep := filepath.Join(real, strings.Repeat("d/", 200))
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	calls = 0
+	if _, err := InWorkspace(real, strings.Repeat("d/", 200)+"f.go"); err != nil {
+		t.Fatal(err)
+	}
+	if calls > 201 {
+		t.Errorf("200 levels: %d Lstat calls, want at most 201", calls)
+	}
+}
+
+func TestURIWindows(t *testing.T) {
+	tests := []struct{ path, uri string }{
+		{`C:\work\a.go`, "file:///C:/work/a.go"},
+		{`c:\with space\ü.py`, "file:///c:/with%20space/%C3%BC.py"},
+		{`\\server\share\x.ts`, "file://server/share/x.ts"},
+	}
+	for _, tt := range tests {
+		if got := toURI(tt.path, true); got != tt.uri {
+			t.Errorf("URI(%q) on Windows = %q, want %q", tt.path, got, tt.uri)
+		}
+		if got := fromURI(tt.uri, true); got != tt.path {
+			t.Errorf("FromURI(%q) on Windows = %q, want %q", tt.uri, got, tt.path)
+		}
+	}
+	// On Unix, /A:0 is a directory name, not a drive.
+	if got := fromURI("file:///A:0/x", false); got != "/A:0/x" {
+		t.Errorf("FromURI(/A:0/x) on Unix = %q", got)
+	}
+	if got := fromURI("file:///C:/x", true); got != `C:\x` {
+		t.Errorf("FromURI(/C:/x) on Windows = %q", got)
+	}
+	if got := fromURI("file://localhost/etc/x", false); got != "/etc/x" {
+		t.Errorf("FromURI(localhost) = %q", got)
+	}
+	if got := fromURI("https://example.com/x", false); got != "" {
+		t.Errorf("FromURI(https) = %q, want empty", got)
+	}
+}
