@@ -21,7 +21,7 @@ import (
 // goroutine produces after close is killed by the goroutine itself, so no
 // process can leak between the handshake and the actor's reaction.
 type incarnation struct {
-	gen    int // its number: 1 for the first process
+	gen    int             // its number: 1 for the first process
 	ctx    context.Context // cancelled by close: aborts the handshake
 	cancel context.CancelFunc
 

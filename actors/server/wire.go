@@ -41,7 +41,6 @@ func codeText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-
 // diagnosticsOf converts wire diagnostics; never nil.
 func diagnosticsOf(ws []wireDiagnostic) []messages.Diagnostic {
 	out := make([]messages.Diagnostic, len(ws))
