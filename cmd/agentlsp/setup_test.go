@@ -364,3 +364,27 @@ func TestSetupWritesThroughSymlink(t *testing.T) {
 		t.Errorf("the link's target %s has no entry:\n%s", real, readText(t, real))
 	}
 }
+
+func TestMergeTOMLLayout(t *testing.T) {
+	entry := jsonObject{{"command", "/bin/a"}, {"args", []string{"mcp"}}}
+	path := []string{"mcp_servers", "agentlsp"}
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "[mcp_servers.agentlsp]\ncommand = '/bin/a'\nargs = ['mcp']\n"},
+		{"no final line break", "a = 1", "a = 1\n\n[mcp_servers.agentlsp]\ncommand = '/bin/a'\nargs = ['mcp']\n"},
+		{"dotted keys", "[mcp_servers]\nagentlsp.command = \"/old\" # was\nx.command = \"x\"\n",
+			"[mcp_servers]\nagentlsp.command = '/bin/a' # was\nagentlsp.args = ['mcp']\nx.command = \"x\"\n"},
+		{"root dotted keys", "mcp_servers.agentlsp.args = [\"mcp\"]\n[t]\n",
+			"mcp_servers.agentlsp.args = [\"mcp\"]\nmcp_servers.agentlsp.command = '/bin/a'\n[t]\n"},
+		{"crlf", "[mcp_servers.agentlsp]\r\nenv = {}\r\n", "[mcp_servers.agentlsp]\r\nenv = {}\r\ncommand = '/bin/a'\r\nargs = ['mcp']\r\n"},
+	}
+	for _, tt := range tests {
+		got, changed, err := mergeTOML("config.toml", []byte(tt.in), path, entry)
+		if err != nil || !changed || string(got) != tt.want {
+			t.Errorf("%s: mergeTOML(%q) = %q, %v, %v; want %q", tt.name, tt.in, got, changed, err, tt.want)
+		}
+	}
+	in := "[[mcp_servers]]\ncommand = 1\n"
+	if _, _, err := mergeTOML("config.toml", []byte(in), path, entry); err == nil || !strings.Contains(err.Error(), "config.toml: mcp_servers is not a table") {
+		t.Errorf("mergeTOML(%q) = %v, want mcp_servers is not a table", in, err)
+	}
+}

@@ -22,6 +22,13 @@ func mergeTOML(file string, old []byte, path []string, entry jsonObject) ([]byte
 	if err != nil {
 		return nil, false, err
 	}
+	for i := 1; i < len(path); i++ {
+		if v := lookup(before, path[:i]); v != nil {
+			if _, ok := v.(map[string]any); !ok {
+				return nil, false, fmt.Errorf("setup: %s: %s is not a table", file, strings.Join(path[:i], "."))
+			}
+		}
+	}
 	cur, _ := lookup(before, path).(map[string]any)
 	var diff jsonObject
 	for _, f := range entry {
@@ -173,25 +180,9 @@ func editTOML(file string, text []byte, path []string, fields jsonObject) ([]byt
 		missing = append(missing, f)
 	}
 	if len(missing) > 0 {
-		at, block := len(text), ""
-		if l.anchor >= 0 {
-			at = l.anchor
-			for _, f := range missing {
-				v, _ := tomlValue(f.value)
-				block += l.prefix + tomlKey(f.key) + " = " + v + nl
-			}
-		} else {
-			table, err := tomlTable(path, missing)
-			if err != nil {
-				return nil, err
-			}
-			block = strings.ReplaceAll(table, "\n", nl)
-			if len(text) > 0 {
-				block = nl + block
-			}
-		}
-		if at == len(text) && len(text) > 0 && !bytes.HasSuffix(text, []byte("\n")) {
-			block = nl + block
+		at, block, err := l.insertion(text, path, missing, nl)
+		if err != nil {
+			return nil, err
 		}
 		edits = append(edits, edit{at, at, block})
 	}
@@ -201,6 +192,36 @@ func editTOML(file string, text []byte, path []string, fields jsonObject) ([]byt
 		out = splice(out, e.from, e.to, e.text)
 	}
 	return out, nil
+}
+
+// insertion is where and what to insert for the missing fields: lines
+// after the entry's last field (or its table header), or a new table at
+// the end of text.
+func (l tomlLayout) insertion(text []byte, path []string, missing jsonObject, nl string) (int, string, error) {
+	at, block := len(text), ""
+	if l.anchor >= 0 {
+		at = l.anchor
+		for _, f := range missing {
+			v, err := tomlValue(f.value)
+			if err != nil {
+				return 0, "", err
+			}
+			block += l.prefix + tomlKey(f.key) + " = " + v + nl
+		}
+	} else {
+		table, err := tomlTable(path, missing)
+		if err != nil {
+			return 0, "", err
+		}
+		block = strings.ReplaceAll(table, "\n", nl)
+		if len(text) > 0 {
+			block = nl + block // a blank line before the new table
+		}
+	}
+	if at == len(text) && len(text) > 0 && !bytes.HasSuffix(text, []byte("\n")) {
+		block = nl + block
+	}
+	return at, block, nil
 }
 
 // tomlTable is a TOML table holding fields: its header and one line per
