@@ -1,11 +1,8 @@
 package config
 
-// npm-installed servers; the versions known to work with node 20 are listed
-// in DESIGN.md section 6.
-const (
-	hintExtracted = "npm install -g vscode-langservers-extracted"
-	hintPylsp     = "apt-get install python3-pylsp python3-pyflakes python3-pycodestyle"
-)
+// installHint is the command that installs built-in server id's pinned
+// version (the recipes are in package install).
+func installHint(id string) string { return "agentlsp servers --install " + id }
 
 // Builtins returns the built-in server definitions by ID. Each call returns
 // fresh values that the caller owns. Servers that would double-serve a
@@ -46,7 +43,7 @@ func gopls() *Server {
 		// symbolScope workspace: a workspace symbol search otherwise fills
 		// its answer with the standard library's symbols.
 		Settings:    map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"}},
-		InstallHint: "go install golang.org/x/tools/gopls@v0.23.0",
+		InstallHint: installHint("gopls"),
 	}
 }
 
@@ -61,7 +58,7 @@ func pyright() *Server {
 		Args:        []string{"--stdio"},
 		Extensions:  map[string]string{".py": "python", ".pyi": "python"},
 		RootMarkers: pythonMarkers(),
-		InstallHint: "npm install -g pyright",
+		InstallHint: installHint("pyright"),
 	}
 }
 
@@ -74,7 +71,7 @@ func pylsp() *Server {
 		Extensions:  map[string]string{".py": "python"},
 		RootMarkers: pythonMarkers(),
 		Disabled:    true,
-		InstallHint: hintPylsp,
+		InstallHint: installHint("pylsp"),
 	}
 }
 
@@ -94,7 +91,7 @@ func typescriptLS() *Server {
 		RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 		// Deno projects belong to deno's own server.
 		ExcludeMarkers: []string{"deno.json", "deno.jsonc"},
-		InstallHint:    "npm install -g typescript-language-server typescript",
+		InstallHint:    installHint("typescript-language-server"),
 	}
 }
 
@@ -121,7 +118,7 @@ func clangd() *Server {
 			".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
 		},
 		RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"},
-		InstallHint: "apt-get install clangd",
+		InstallHint: installHint("clangd"),
 	}
 }
 
@@ -133,7 +130,7 @@ func rustAnalyzer() *Server {
 		RootMarkers: []string{"Cargo.toml", "rust-project.json"},
 		// Without it rust-analyzer stalls ~36 s on crates.io when offline.
 		Env:         map[string]string{"CARGO_NET_OFFLINE": "true"},
-		InstallHint: "apt-get install rust-web-analyzer",
+		InstallHint: installHint("rust-analyzer"),
 	}
 }
 
@@ -145,7 +142,7 @@ func bashLS() *Server {
 		Args:        []string{"start"},
 		Extensions:  map[string]string{".sh": "shellscript", ".bash": "shellscript"},
 		RootMarkers: []string{".git"},
-		InstallHint: "npm install -g bash-language-server && apt-get install shellcheck",
+		InstallHint: installHint("bash-language-server"),
 	}
 }
 
@@ -158,7 +155,7 @@ func yamlLS() *Server {
 		RootMarkers: []string{".git"},
 		// Otherwise it downloads the schema store's catalogue.
 		Settings:    map[string]any{"yaml": map[string]any{"schemaStore": map[string]any{"enable": false}}},
-		InstallHint: "npm install -g yaml-language-server",
+		InstallHint: installHint("yaml-language-server"),
 	}
 }
 
@@ -182,6 +179,6 @@ func extracted(id string, exts map[string]string) *Server {
 		Args:        []string{"--stdio"},
 		Extensions:  exts,
 		RootMarkers: []string{"package.json", ".git"},
-		InstallHint: hintExtracted,
+		InstallHint: installHint(id),
 	}
 }

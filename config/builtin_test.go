@@ -36,19 +36,19 @@ func TestBuiltinsTable(t *testing.T) {
 		Disabled bool
 	}
 	want := map[string]row{
-		"bash-language-server":        {"bash-language-server", []string{"start"}, "npm install -g bash-language-server && apt-get install shellcheck", false},
-		"clangd":                      {"clangd", nil, "apt-get install clangd", false},
+		"bash-language-server":        {"bash-language-server", []string{"start"}, "agentlsp servers --install bash-language-server", false},
+		"clangd":                      {"clangd", nil, "agentlsp servers --install clangd", false},
 		"dockerfile-language-server":  {"docker-langserver", []string{"--stdio"}, "npm install -g dockerfile-language-server-nodejs", false},
-		"gopls":                       {"gopls", nil, "go install golang.org/x/tools/gopls@v0.23.0", false},
-		"pylsp":                       {"pylsp", nil, "apt-get install python3-pylsp python3-pyflakes python3-pycodestyle", true},
-		"pyright":                     {"pyright-langserver", []string{"--stdio"}, "npm install -g pyright", false},
-		"rust-analyzer":               {"rust-analyzer", nil, "apt-get install rust-web-analyzer", false},
+		"gopls":                       {"gopls", nil, "agentlsp servers --install gopls", false},
+		"pylsp":                       {"pylsp", nil, "agentlsp servers --install pylsp", true},
+		"pyright":                     {"pyright-langserver", []string{"--stdio"}, "agentlsp servers --install pyright", false},
+		"rust-analyzer":               {"rust-analyzer", nil, "agentlsp servers --install rust-analyzer", false},
 		"tsgo":                        {"tsc", []string{"--lsp", "--stdio"}, `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`, true},
-		"typescript-language-server":  {"typescript-language-server", []string{"--stdio"}, "npm install -g typescript-language-server typescript", false},
-		"vscode-css-language-server":  {"vscode-css-language-server", []string{"--stdio"}, "npm install -g vscode-langservers-extracted", false},
-		"vscode-html-language-server": {"vscode-html-language-server", []string{"--stdio"}, "npm install -g vscode-langservers-extracted", false},
-		"vscode-json-language-server": {"vscode-json-language-server", []string{"--stdio"}, "npm install -g vscode-langservers-extracted", false},
-		"yaml-language-server":        {"yaml-language-server", []string{"--stdio"}, "npm install -g yaml-language-server", false},
+		"typescript-language-server":  {"typescript-language-server", []string{"--stdio"}, "agentlsp servers --install typescript-language-server", false},
+		"vscode-css-language-server":  {"vscode-css-language-server", []string{"--stdio"}, "agentlsp servers --install vscode-css-language-server", false},
+		"vscode-html-language-server": {"vscode-html-language-server", []string{"--stdio"}, "agentlsp servers --install vscode-html-language-server", false},
+		"vscode-json-language-server": {"vscode-json-language-server", []string{"--stdio"}, "agentlsp servers --install vscode-json-language-server", false},
+		"yaml-language-server":        {"yaml-language-server", []string{"--stdio"}, "agentlsp servers --install yaml-language-server", false},
 	}
 	got := map[string]row{}
 	for id, s := range Builtins() {

@@ -7,6 +7,16 @@ cd "$(dirname "$0")/.."
 export AGENTLSP_CACHE="${AGENTLSP_CACHE:-$HOME/.cache/agentlsp}"
 bash scripts/install-servers.sh
 go vet ./...
+# The CLI builds everywhere Go runs: linux, darwin and windows on amd64 and
+# arm64, without cgo.
+crossdir="$(mktemp -d)"
+trap 'rm -rf "$crossdir"' EXIT
+for os in linux darwin windows; do
+  for arch in amd64 arm64; do
+    echo "test.sh: building cmd/agentlsp for $os/$arch" >&2
+    GOOS=$os GOARCH=$arch CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -o "$crossdir/agentlsp-$os-$arch" ./cmd/agentlsp
+  done
+done
 go test -race -count=1 -timeout 20m ./...
 # Each fuzz target runs briefly on top of its seed corpus (testdata/fuzz).
 fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-5s}" "$1"; }

@@ -59,6 +59,7 @@ func commands() []command {
 		{"query", "ask a language server one navigation question", runQuery},
 		{"servers", "list the configured language servers and their state", runServers},
 		{"mcp", "serve MCP over stdio", runMCP},
+		{"setup", "write an agent's MCP configuration entry for agentlsp", runSetup},
 	}
 }
 

@@ -28,25 +28,40 @@ this command runs, whether they are running or broken and why.
 Servers start lazily, when a file needs them, so without --probe none runs.
 --probe starts the servers the workspace's root markers imply (a go.mod for
 gopls, a pyproject.toml for pyright, ...) and reports their state once they
-answered or failed.`
+answered or failed.
+
+--install NAME... installs the pinned version of built-in servers into
+agentlsp's cache ($AGENTLSP_CACHE, default ~/.cache/agentlsp), where the
+runtime looks before PATH: gopls with go install, the npm servers with
+npm, clangd, rust-analyzer and pylsp with apt-get (as root; otherwise it
+prints the command to run). A server already installed at that version is
+left alone. Progress goes to stderr.`
 
 // serversOptions are the servers subcommand's flags.
 type serversOptions struct {
 	json    bool
 	probe   bool
+	install bool
 	timeout time.Duration
 }
 
 // runServers is the servers subcommand.
 func runServers(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("servers", "servers [--json] [--probe [--timeout D]] [global flags]", serversAbout)
+	fs := newFlagSet("servers", "servers [--json] [--probe [--timeout D]] [global flags]\n       agentlsp servers --install NAME...", serversAbout)
 	var opts serversOptions
 	fs.BoolVar(&opts.json, "json", false, "print a JSON document instead of a table")
 	fs.BoolVar(&opts.probe, "probe", false, "start the servers the workspace's root markers imply and report their state")
 	fs.DurationVar(&opts.timeout, "timeout", time.Minute, "with --probe, wait at most `D` for the servers")
+	fs.BoolVar(&opts.install, "install", false, "install the pinned version of the built-in servers named as arguments")
 	pos, err := fs.parse(args, std)
 	if err != nil {
 		return err
+	}
+	if opts.install {
+		if opts.json || opts.probe {
+			return usageErrorf("servers", "--install takes no --json or --probe")
+		}
+		return installServers(ctx, pos, std)
 	}
 	switch {
 	case len(pos) > 0:
