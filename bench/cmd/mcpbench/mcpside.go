@@ -174,13 +174,17 @@ func checkLSP(op string, a lspAnswer, t target) error {
 	return nil
 }
 
-// edit writes text to path on disk and calls the diagnostics tool on the
-// caller. It returns the time from the write to the answer, and ErrWrong
-// unless the answer is fresh with (want) or without (!want) an error on
-// the call's line.
-func (m *mcpSide) edit(ctx context.Context, path, text string, t target, want bool) (time.Duration, error) {
+// edit writes text to path on disk, waits delay (an agent's time between
+// its write and its call; 0 by default) and calls the diagnostics tool on
+// the caller. It returns the time from the write to the answer, and
+// ErrWrong unless the answer is fresh with (want) or without (!want) an
+// error on the call's line.
+func (m *mcpSide) edit(ctx context.Context, path, text string, t target, want bool, delay time.Duration) (time.Duration, error) {
 	start := time.Now()
 	if err := writeFile(filepath.Join(m.root, filepath.FromSlash(path)), text); err != nil {
+		return 0, err
+	}
+	if err := sleep(ctx, delay); err != nil {
 		return 0, err
 	}
 	raw, d, err := m.call(ctx, start, "diagnostics", map[string]any{"files": []string{t.Call.Path}})

@@ -132,14 +132,14 @@ func (b *bench) edits(ctx context.Context, raw *rawSide, mcp *mcpSide) *EditResu
 			},
 			func() (time.Duration, error) {
 				_ = sleep(ctx, editGap)
-				return mcp.edit(ctx, path, text, b.t, want)
+				return mcp.edit(ctx, path, text, b.t, want, b.o.editDelay)
 			})
 		rs.add(rd, rerr)
 		ms.add(md, merr)
 	}
 	if b.o.edits%2 == 1 { // leave the workspace as it was
 		_, _ = raw.edit(ctx, path, b.orig, b.t, false, b.o.diagTimeout)
-		_, _ = mcp.edit(ctx, path, b.orig, b.t, false)
+		_, _ = mcp.edit(ctx, path, b.orig, b.t, false, b.o.editDelay)
 	}
 	r := &EditResult{Raw: rs.side(), MCP: ms.side()}
 	fmt.Fprintf(b.log, "mcpbench: edit to diagnostics   raw p50 %6.2f ms  mcp p50 %6.2f ms  correct %d/%d, %d/%d\n",

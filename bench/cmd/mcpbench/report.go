@@ -32,7 +32,11 @@ func writeText(w io.Writer, r *Report) error {
 		}
 	}
 	if e := r.Edit; e != nil {
-		fmt.Fprintf(&b, "\n### Edit on disk to fresh diagnostics of the caller (%d edits, break and restore in turn; ms)\n\n", e.MCP.Calls)
+		delay := ""
+		if p.EditDelayMs > 0 {
+			delay = fmt.Sprintf("; the MCP client waits %.0f ms between its write and its call, counted", p.EditDelayMs)
+		}
+		fmt.Fprintf(&b, "\n### Edit on disk to fresh diagnostics of the caller (%d edits, break and restore in turn%s; ms)\n\n", e.MCP.Calls, delay)
 		b.WriteString("| client | p50 | p99 | max | correct |\n|---|---|---|---|---|\n")
 		fmt.Fprintf(&b, "| raw gopls: write, didChange, first publishDiagnostics showing it | %.2f | %.2f | %.2f | %s |\n", e.Raw.P50, e.Raw.P99, e.Raw.Max, of(e.Raw))
 		fmt.Fprintf(&b, "| agentlsp: write, `diagnostics` tool answer (fresh, right) | %.2f | %.2f | %.2f | %s |\n", e.MCP.P50, e.MCP.P99, e.MCP.Max, of(e.MCP))

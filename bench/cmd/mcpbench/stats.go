@@ -33,15 +33,17 @@ type Machine struct {
 
 // Params are the run's effective parameters.
 type Params struct {
-	Workspace string   `json:"workspace"` // "generated" or the directory
-	Files     int      `json:"files,omitempty"`
-	Calls     int      `json:"calls"`
-	Warmup    int      `json:"warmup"`
-	Edits     int      `json:"edits"`
-	Cold      int      `json:"cold"`
-	CheckRuns int      `json:"check_runs"`
-	MCPArgs   []string `json:"mcp_args,omitempty"`
-	CheckArgs []string `json:"check_args,omitempty"`
+	Workspace string `json:"workspace"` // "generated" or the directory
+	Files     int    `json:"files,omitempty"`
+	Calls     int    `json:"calls"`
+	Warmup    int    `json:"warmup"`
+	Edits     int    `json:"edits"`
+	// EditDelayMs is the MCP client's wait between a write and its call.
+	EditDelayMs float64  `json:"edit_delay_ms"`
+	Cold        int      `json:"cold"`
+	CheckRuns   int      `json:"check_runs"`
+	MCPArgs     []string `json:"mcp_args,omitempty"`
+	CheckArgs   []string `json:"check_args,omitempty"`
 }
 
 // Latency summarizes answered calls, in milliseconds (nearest rank).
