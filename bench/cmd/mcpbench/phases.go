@@ -77,6 +77,9 @@ func (b *bench) learnDefinition(ctx context.Context, raw *rawSide) error {
 func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide) []OpResult {
 	var out []OpResult
 	for _, op := range b.o.ops {
+		if ctx.Err() != nil {
+			break
+		}
 		var rs, ms sample
 		for i := range b.o.warmup + b.o.calls {
 			if ctx.Err() != nil {

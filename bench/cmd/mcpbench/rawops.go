@@ -46,6 +46,7 @@ func (s *rawSide) request(ctx context.Context, op string, t target) (any, error)
 	case "hover":
 		raw, err = s.conn.Call(ctx, "textDocument/hover", s.position(t.Call))
 	case "documentSymbol":
+		s.ensureOpen(t.Call.Path)
 		raw, err = s.conn.Call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": s.uri(t.Call.Path)}})
 	case "workspaceSymbol":
 		raw, err = s.conn.Call(ctx, "workspace/symbol", map[string]any{"query": t.Query})
@@ -82,8 +83,10 @@ func (s *rawSide) calls(ctx context.Context, op string, t target) (json.RawMessa
 	return s.conn.Call(ctx, method, map[string]any{"item": items[0]})
 }
 
-// position is the TextDocumentPositionParams of l.
+// position is the TextDocumentPositionParams of l, whose file it opens
+// first if needed, as agentlsp opens every file it is asked about.
 func (s *rawSide) position(l loc) map[string]any {
+	s.ensureOpen(l.Path)
 	return map[string]any{
 		"textDocument": map[string]any{"uri": s.uri(l.Path)},
 		"position":     map[string]any{"line": l.Line - 1, "character": utf16Col(s.line(l.Path, l.Line), l.Column)},

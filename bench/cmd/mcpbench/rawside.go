@@ -214,6 +214,16 @@ func (s *rawSide) open(rel string) error {
 	return s.change(rel, string(b))
 }
 
+// ensureOpen opens rel unless it is open; a failure shows in the request.
+func (s *rawSide) ensureOpen(rel string) {
+	s.mu.Lock()
+	open := s.version[rel] > 0
+	s.mu.Unlock()
+	if !open {
+		_ = s.open(rel)
+	}
+}
+
 // change sends the full new text of a file, opening it first if needed.
 func (s *rawSide) change(rel, text string) error {
 	s.mu.Lock()
