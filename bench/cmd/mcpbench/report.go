@@ -37,10 +37,16 @@ func writeText(w io.Writer, r *Report) error {
 			delay = fmt.Sprintf("; the MCP client waits %.0f ms between its write and its call, counted", p.EditDelayMs)
 		}
 		fmt.Fprintf(&b, "\n### Edit on disk to fresh diagnostics of the caller (%d edits, break and restore in turn%s; ms)\n\n", e.MCP.Calls, delay)
-		b.WriteString("| client | p50 | p99 | max | correct |\n|---|---|---|---|---|\n")
-		fmt.Fprintf(&b, "| raw gopls: write, didChange, first publishDiagnostics showing it | %.2f | %.2f | %.2f | %s |\n", e.Raw.P50, e.Raw.P99, e.Raw.Max, of(e.Raw))
-		fmt.Fprintf(&b, "| agentlsp: write, `diagnostics` tool answer (fresh, right) | %.2f | %.2f | %.2f | %s |\n", e.MCP.P50, e.MCP.P99, e.MCP.Max, of(e.MCP))
-		fmt.Fprintf(&b, "| overhead p50 | %+.2f | | | |\n", round2(e.MCP.P50-e.Raw.P50))
+		b.WriteString("| client | p50 | p99 | max | correct | p50 / p99 of the correct |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| raw gopls: write, didChange, first publishDiagnostics showing it | %.2f | %.2f | %.2f | %s | %s |\n",
+			e.Raw.P50, e.Raw.P99, e.Raw.Max, of(e.Raw), rightOf(e.Raw))
+		fmt.Fprintf(&b, "| agentlsp: write, `diagnostics` tool answer (correct: fresh, error present or absent as written) | %.2f | %.2f | %.2f | %s | %s |\n",
+			e.MCP.P50, e.MCP.P99, e.MCP.Max, of(e.MCP), rightOf(e.MCP))
+		right := "n/a"
+		if e.MCP.Right.Count > 0 && e.Raw.Right.Count > 0 {
+			right = fmt.Sprintf("%+.2f", round2(e.MCP.Right.P50-e.Raw.Right.P50))
+		}
+		fmt.Fprintf(&b, "| overhead p50 | %+.2f | | | | %s |\n", round2(e.MCP.P50-e.Raw.P50), right)
 	}
 	if c := r.Cold; c != nil {
 		fmt.Fprintf(&b, "\n### Cold start to the first correct goToDefinition (%d starts per client; ms)\n\n", c.MCP.Calls)
@@ -59,6 +65,14 @@ func writeText(w io.Writer, r *Report) error {
 	b.WriteString(failures(r))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// rightOf renders the p50 / p99 of the correct answers, n/a for none.
+func rightOf(s Side) string {
+	if s.Right.Count == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f / %.2f", s.Right.P50, s.Right.P99)
 }
 
 // of renders "k of n".

@@ -64,13 +64,15 @@ type OpResult struct {
 	OverheadP50 float64 `json:"overhead_p50_ms"`
 }
 
-// Side is one client's calls: latency of those that answered, how many
-// answers were right of how many calls, and the first failure.
+// Side is one client's calls: latency of those that answered (right or
+// wrong), of those that answered right, how many answers were right of
+// how many calls, and the first failure.
 type Side struct {
 	Latency
-	Calls   int    `json:"calls"`
-	Correct int    `json:"correct"`
-	Error   string `json:"first_error,omitempty"`
+	Right   Latency `json:"right"`
+	Calls   int     `json:"calls"`
+	Correct int     `json:"correct"`
+	Error   string  `json:"first_error,omitempty"`
 }
 
 // EditResult is edit on disk to fresh diagnostics.
@@ -102,7 +104,8 @@ type CheckResult struct {
 
 // sample collects one client's calls.
 type sample struct {
-	ds      []time.Duration
+	ds      []time.Duration // answered
+	right   []time.Duration // answered right
 	calls   int
 	correct int
 	err     string
@@ -116,6 +119,7 @@ func (s *sample) add(d time.Duration, err error) {
 	}
 	if err == nil {
 		s.correct++
+		s.right = append(s.right, d)
 	} else if s.err == "" {
 		s.err = err.Error()
 	}
@@ -123,7 +127,7 @@ func (s *sample) add(d time.Duration, err error) {
 
 // side summarizes the sample.
 func (s *sample) side() Side {
-	return Side{Latency: summarize(s.ds), Calls: s.calls, Correct: s.correct, Error: s.err}
+	return Side{Latency: summarize(s.ds), Right: summarize(s.right), Calls: s.calls, Correct: s.correct, Error: s.err}
 }
 
 // ms returns the durations in milliseconds.
