@@ -23,14 +23,6 @@ import (
 // maxFrame bounds one message from the server.
 const maxFrame = 64 << 20
 
-var (
-	// ErrConnClosed is returned by calls on a connection whose read loop
-	// ended (the server exited or sent a malformed frame).
-	ErrConnClosed = errors.New("mcpbench: lsp connection closed")
-	// ErrFrame is a malformed frame from the server.
-	ErrFrame = errors.New("mcpbench: malformed lsp frame")
-)
-
 // rpcError is a JSON-RPC error response.
 type rpcError struct {
 	Code    int    `json:"code"`

@@ -46,6 +46,22 @@ import (
 	"time"
 )
 
+var (
+	// ErrWrong is an answer that is empty, names the wrong place, is not
+	// fresh or does not show what was written.
+	ErrWrong = errors.New("mcpbench: wrong answer")
+	// ErrTarget is a bad --at, --impl or --def, or a target the workspace
+	// lacks.
+	ErrTarget = errors.New("mcpbench: bad target")
+	// ErrConnClosed is returned by calls on a raw LSP connection whose
+	// read loop ended (the server exited or sent a malformed frame).
+	ErrConnClosed = errors.New("mcpbench: lsp connection closed")
+	// ErrFrame is a malformed frame from the server.
+	ErrFrame = errors.New("mcpbench: malformed lsp frame")
+	// ErrUnresponsive is returned when a child does not exit after a kill.
+	ErrUnresponsive = errors.New("mcpbench: child process did not exit")
+)
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

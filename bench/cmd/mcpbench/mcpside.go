@@ -73,6 +73,7 @@ func startMCP(ctx context.Context, bin, root, config, tmp string, timeout time.D
 			killAll(descendants(cmd.Process.Pid))
 			_ = cmd.Wait()
 		}
+		defer stderr.Close()
 		return nil, fmt.Errorf("agentlsp mcp: %w (stderr: %s)", err, tail(stderr, 500))
 	}
 	return &mcpSide{root: root, timeout: timeout, cmd: cmd, stderr: stderr, session: session}, nil
@@ -84,6 +85,7 @@ func (m *mcpSide) close() error {
 	tree := descendants(m.cmd.Process.Pid)
 	err := m.session.Close()
 	killAll(tree)
+	defer m.stderr.Close()
 	if err != nil && !isExitError(err) {
 		return fmt.Errorf("agentlsp mcp: close: %w (stderr: %s)", err, tail(m.stderr, 500))
 	}

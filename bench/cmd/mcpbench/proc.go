@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,9 +19,6 @@ import (
 // of the process tree taken before the child is stopped, so that
 // grandchildren re-parented when it exits (agentlsp's gopls, gopls's
 // telemetry helper) are still found and killed.
-
-// ErrUnresponsive is returned when a child does not exit after a kill.
-var ErrUnresponsive = errors.New("mcpbench: child process did not exit")
 
 // command returns a command in its own process group with stderr in a new
 // file under dir named after name.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -14,9 +13,6 @@ import (
 // (prepareCallHierarchy, then the calls of its item), as through MCP. The
 // timed part ends when the result is decoded (into generic values, as the
 // MCP client's SDK decodes its answer); checking it is not timed.
-
-// ErrWrong is an answer that is empty or names the wrong place.
-var ErrWrong = errors.New("mcpbench: wrong answer")
 
 // do runs one operation and returns its round-trip time; the error is a
 // failed call or, wrapping ErrWrong, an answer the check refused.

@@ -67,23 +67,9 @@ func startRaw(ctx context.Context, gopls, root, tmp string, timeout time.Duratio
 	cmd.Dir = root
 	s := &rawSide{root: root, timeout: timeout, cmd: cmd, stderr: stderr, exited: make(chan error, 1), texts: map[string]string{},
 		version: map[string]int{}, pubs: map[string][]publication{}, changed: make(chan struct{})}
-	inR, inW, err := os.Pipe()
+	inW, outR, err := spawn(cmd)
 	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout = inR, outW
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
+		stderr.Close()
 		return nil, err
 	}
 	s.stdin, s.stdout = inW, outR
@@ -105,6 +91,32 @@ func startRaw(ctx context.Context, gopls, root, tmp string, timeout time.Duratio
 		}
 	}
 	return s, nil
+}
+
+// spawn starts cmd with new pipes as its stdin and stdout, and returns
+// this side's ends. Wait does not close them: they are closed by their
+// owner, so that reading stdout to its end never races with Wait.
+func spawn(cmd *exec.Cmd) (stdin, stdout *os.File, err error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, err
+	}
+	return inW, outR, nil
 }
 
 // initialize performs the handshake, declaring what agentlsp declares.
@@ -288,6 +300,7 @@ func (s *rawSide) close(ctx context.Context) error {
 	}
 	s.stdout.Close() // ends the read loop if a grandchild still held the pipe
 	<-s.conn.done
+	s.stderr.Close()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,9 +13,6 @@ import (
 // once per client so that a file one client writes is never seen by the
 // other's server (both copies hold the same content), and the target: the
 // positions every operation asks about and the edit that breaks a call.
-
-// ErrTarget is a bad --at, --impl or --def, or a target the workspace lacks.
-var ErrTarget = errors.New("mcpbench: bad target")
 
 // loc is an editor position: a path relative to the workspace, 1-based
 // line and column (in characters).
