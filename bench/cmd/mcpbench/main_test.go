@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// TestMain checks, after the tests, for leaked goroutines (goleak) and
+// child processes (agentlsp, gopls and their children); see testenv.Main.
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestSmoke runs every phase with a few calls on a small generated module
+// against real gopls and a freshly built agentlsp. It asserts that every
+// operation was answered correctly by both clients, every edit, cold start
+// and check too, and that the temporary directory is gone; never timings.
+func TestSmoke(t *testing.T) {
+	testenv.ServerBinary(t, "gopls")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the run's temporary directory goes here
+	jsonPath := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// --edit-delay: agentlsp answers a diagnostics call made right after a
+	// write, before its file watcher (100 ms debounce) has passed the write
+	// on, with the previous state labelled fresh (docs/BENCHMARKS.md, "MCP
+	// benchmark client"); on a loaded machine 200 ms is not always enough.
+	// The smoke test checks the tool, so it leaves the watcher a second.
+	args := []string{"--files", "5", "--calls", "3", "--warmup", "1", "--edits", "2", "--cold", "1",
+		"--check-runs", "1", "--edit-delay", "1s", "--deadline", "90s", "--json", jsonPath}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	rep := readReport(t, jsonPath)
+	if len(rep.Ops) != len(operations) {
+		t.Errorf("%d operations measured, want %d", len(rep.Ops), len(operations))
+	}
+	for _, o := range rep.Ops {
+		checkSide(t, o.Op+" raw", o.Raw, 3)
+		checkSide(t, o.Op+" mcp", o.MCP, 3)
+	}
+	if rep.Edit == nil || rep.Cold == nil || rep.Check == nil {
+		t.Fatalf("report lacks a phase: edit %v, cold %v, check %v", rep.Edit, rep.Cold, rep.Check)
+	}
+	checkSide(t, "edit raw", rep.Edit.Raw, 2)
+	checkSide(t, "edit mcp", rep.Edit.MCP, 2)
+	checkSide(t, "cold raw", rep.Cold.Raw, 1)
+	checkSide(t, "cold mcp", rep.Cold.MCP, 1)
+	checkSide(t, "gopls check", rep.Check.Gopls, 1)
+	checkSide(t, "agentlsp check", rep.Check.Agentlsp, 1)
+	if rep.Check.Ratio <= 0 || rep.Cold.Ratio <= 0 || rep.Machine.Gopls == "" {
+		t.Errorf("report incomplete: check ratio %v, cold ratio %v, machine %+v", rep.Check.Ratio, rep.Cold.Ratio, rep.Machine)
+	}
+	for _, want := range []string{"| goToDefinition |", "| outgoingCalls |", "### Edit on disk", "### Cold start", "### One-shot check"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// checkSide fails t unless n calls were made, all answered correctly.
+func checkSide(t *testing.T, what string, s Side, n int) {
+	t.Helper()
+	if s.Calls != n || s.Correct != n || s.Count != n || s.P50 <= 0 {
+		t.Errorf("%s: %d of %d correct, %d timed (p50 %.2f ms), want %d of %d: %s", what, s.Correct, s.Calls, s.Count, s.P50, n, n, s.Error)
+	}
+}
+
+func readReport(t *testing.T, path string) *Report {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
+// TestParseLoc checks FILE:LINE:COL parsing.
+func TestParseLoc(t *testing.T) {
+	tests := []struct {
+		in   string
+		want loc
+		ok   bool
+	}{
+		{"a/b.go:12:5", loc{Path: "a/b.go", Line: 12, Column: 5}, true},
+		{"c:/x.go:1:1", loc{Path: "c:/x.go", Line: 1, Column: 1}, true},
+		{"a.go:0:1", loc{}, false},
+		{"a.go:3", loc{}, false},
+		{"a.go:x:1", loc{}, false},
+	}
+	for _, tc := range tests {
+		got, err := parseLoc(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("parseLoc(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !errors.Is(err, ErrTarget) {
+			t.Errorf("parseLoc(%q) error %v is not ErrTarget", tc.in, err)
+		}
+	}
+}
+
+// TestBrokenText checks the rename that breaks a call, and that a wrong
+// position is refused.
+func TestBrokenText(t *testing.T) {
+	text := "package p\n\nfunc Run(x int) int {\n"
+	got, err := brokenText(text, loc{Line: 3, Column: 6}, "Run")
+	if want := "package p\n\nfunc RunBroken(x int) int {\n"; err != nil || got != want {
+		t.Errorf("brokenText = %q, %v; want %q", got, err, want)
+	}
+	if _, err := brokenText(text, loc{Line: 3, Column: 5}, "Run"); !errors.Is(err, ErrTarget) {
+		t.Errorf("brokenText at the wrong column: %v, want ErrTarget", err)
+	}
+	if id := identAt(text, loc{Line: 3, Column: 7}); id != "Run" {
+		t.Errorf("identAt = %q, want Run", id)
+	}
+}
+
+// TestColumns checks the conversions between 1-based character columns
+// and 0-based UTF-16 offsets.
+func TestColumns(t *testing.T) {
+	line := "é𝄞x := 1" // é is one UTF-16 unit, 𝄞 two
+	for _, tc := range []struct{ col, u16 int }{{1, 0}, {2, 1}, {3, 3}, {4, 4}} {
+		if got := utf16Col(line, tc.col); got != tc.u16 {
+			t.Errorf("utf16Col(%d) = %d, want %d", tc.col, got, tc.u16)
+		}
+		if got := charCol(line, tc.u16); got != tc.col {
+			t.Errorf("charCol(%d) = %d, want %d", tc.u16, got, tc.col)
+		}
+	}
+}

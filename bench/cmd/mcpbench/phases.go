@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The phases. Raw and MCP calls alternate, and which goes first alternates
+// too, so drift and the other server's background work fall on both.
+
+// editGap is the pause before each timed edit, so that each starts with
+// both servers idle (gopls's analyzers finish a small module's previous
+// edit within it).
+const editGap = 100 * time.Millisecond
+
+// coldGap is the least time between two tries of a cold start's first
+// definition.
+const coldGap = 10 * time.Millisecond
+
+// warm starts both clients once, learns the right definition if it was not
+// given, then runs the nav and edit phases.
+func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
+	o := b.o
+	fmt.Fprintln(b.log, "mcpbench: starting raw gopls and agentlsp mcp...")
+	raw, err := startRaw(ctx, o.gopls, b.rawWS, b.tmp, o.callTimeout, []string{b.t.Call.Path})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, raw.close(ctx)) }()
+	if err := b.learnDefinition(ctx, raw); err != nil {
+		return err
+	}
+	rep.Target = b.t
+	mcp, err := startMCP(ctx, b.bin, b.mcpWS, b.config, b.tmp, o.callTimeout, o.mcpArgs)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, mcp.close()) }()
+	if o.runs("nav") {
+		rep.Ops = b.nav(ctx, raw, mcp)
+	}
+	if o.runs("edit") && b.orig != "" && o.edits > 0 {
+		rep.Edit = b.edits(ctx, raw, mcp)
+	}
+	return ctx.Err()
+}
+
+// learnDefinition asks the raw server for the definition until it names
+// one (gopls answers once it loaded the workspace); it checks a given
+// definition against it, or takes it as the right one.
+func (b *bench) learnDefinition(ctx context.Context, raw *rawSide) error {
+	deadline := time.Now().Add(b.o.callTimeout)
+	for {
+		got, err := raw.firstDefinition(ctx, b.t)
+		switch {
+		case err == nil && b.t.Def == (loc{}):
+			b.t.Def = got
+			return b.prepareEdit()
+		case err == nil && got != b.t.Def:
+			return fmt.Errorf("%w: gopls says %s is defined at %s, not at %s", ErrTarget, b.t.Call, got, b.t.Def)
+		case err == nil:
+			return b.prepareEdit()
+		case time.Now().After(deadline) || ctx.Err() != nil:
+			return fmt.Errorf("mcpbench: raw gopls never answered goToDefinition at %s: %w", b.t.Call, err)
+		}
+		if err := sleep(ctx, coldGap); err != nil {
+			return err
+		}
+	}
+}
+
+// nav measures every operation: warm-up calls, then o.calls calls per
+// client, interleaved.
+func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide) []OpResult {
+	var out []OpResult
+	for _, op := range b.o.ops {
+		if ctx.Err() != nil {
+			break
+		}
+		var rs, ms sample
+		for i := range b.o.warmup + b.o.calls {
+			if ctx.Err() != nil {
+				break
+			}
+			rd, rerr, md, merr := pair(i%2 == 1,
+				func() (time.Duration, error) { return raw.do(ctx, op, b.t) },
+				func() (time.Duration, error) { return mcp.do(ctx, op, b.t) })
+			if i >= b.o.warmup {
+				rs.add(rd, rerr)
+				ms.add(md, merr)
+			}
+		}
+		r := OpResult{Op: op, Raw: rs.side(), MCP: ms.side()}
+		r.OverheadP50 = round2(r.MCP.P50 - r.Raw.P50)
+		fmt.Fprintf(b.log, "mcpbench: %-20s raw p50 %6.2f ms  mcp p50 %6.2f ms  overhead %+.2f ms  correct %d/%d, %d/%d\n",
+			op, r.Raw.P50, r.MCP.P50, r.OverheadP50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)
+		out = append(out, r)
+	}
+	return out
+}
+
+// pair runs raw and mcp, mcp first when mcpFirst.
+func pair(mcpFirst bool, raw, mcp func() (time.Duration, error)) (rd time.Duration, rerr error, md time.Duration, merr error) {
+	if mcpFirst {
+		md, merr = mcp()
+		rd, rerr = raw()
+	} else {
+		rd, rerr = raw()
+		md, merr = mcp()
+	}
+	return rd, rerr, md, merr
+}
+
+// edits writes the declaring file broken and restored in turn, in each
+// client's copy, and times each to the diagnostics that show it.
+func (b *bench) edits(ctx context.Context, raw *rawSide, mcp *mcpSide) *EditResult {
+	var rs, ms sample
+	path := b.t.Def.Path
+	for i := range b.o.edits {
+		if ctx.Err() != nil {
+			break
+		}
+		want := i%2 == 0
+		text := b.orig
+		if want {
+			text = b.broken
+		}
+		rd, rerr, md, merr := pair((i/2)%2 == 1,
+			func() (time.Duration, error) {
+				_ = sleep(ctx, editGap)
+				return raw.edit(ctx, path, text, b.t, want, b.o.diagTimeout)
+			},
+			func() (time.Duration, error) {
+				_ = sleep(ctx, editGap)
+				return mcp.edit(ctx, path, text, b.t, want, b.o.editDelay)
+			})
+		rs.add(rd, rerr)
+		ms.add(md, merr)
+	}
+	if b.o.edits%2 == 1 { // leave the workspace as it was
+		_, _ = raw.edit(ctx, path, b.orig, b.t, false, b.o.diagTimeout)
+		_, _ = mcp.edit(ctx, path, b.orig, b.t, false, b.o.editDelay)
+	}
+	r := &EditResult{Raw: rs.side(), MCP: ms.side()}
+	fmt.Fprintf(b.log, "mcpbench: edit to diagnostics   raw p50 %6.2f ms  mcp p50 %6.2f ms  correct %d/%d, %d/%d\n",
+		r.Raw.P50, r.MCP.P50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)
+	return r
+}
+
+// cold starts each client o.cold times and times process start to the
+// first goToDefinition answer naming the right place.
+func (b *bench) cold(ctx context.Context) *ColdResult {
+	var rs, ms sample
+	for i := range b.o.cold {
+		if ctx.Err() != nil {
+			break
+		}
+		rd, rerr, md, merr := pair(i%2 == 1, func() (time.Duration, error) { return b.coldRaw(ctx) },
+			func() (time.Duration, error) { return b.coldMCP(ctx) })
+		rs.add(rd, rerr)
+		ms.add(md, merr)
+	}
+	r := &ColdResult{Raw: rs.side(), MCP: ms.side(), RawMs: rs.ms(), MCPMs: ms.ms()}
+	r.Ratio = ratio(median(r.MCPMs), median(r.RawMs))
+	fmt.Fprintf(b.log, "mcpbench: cold start            raw p50 %6.2f ms  mcp p50 %6.2f ms  correct %d/%d, %d/%d\n",
+		r.Raw.P50, r.MCP.P50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)
+	return r
+}
+
+// coldRaw starts gopls and asks for the definition until it is right.
+func (b *bench) coldRaw(ctx context.Context) (d time.Duration, err error) {
+	start := time.Now()
+	raw, err := startRaw(ctx, b.o.gopls, b.rawWS, b.tmp, b.o.callTimeout, []string{b.t.Call.Path})
+	if err != nil {
+		return time.Since(start), err
+	}
+	defer func() { err = errors.Join(err, raw.close(ctx)) }()
+	return untilRight(ctx, start, b.o.callTimeout, func() error { _, err := raw.do(ctx, "goToDefinition", b.t); return err })
+}
+
+// coldMCP starts agentlsp mcp and asks for the definition until it is right.
+func (b *bench) coldMCP(ctx context.Context) (d time.Duration, err error) {
+	start := time.Now()
+	mcp, err := startMCP(ctx, b.bin, b.mcpWS, b.config, b.tmp, b.o.callTimeout, b.o.mcpArgs)
+	if err != nil {
+		return time.Since(start), err
+	}
+	defer func() { err = errors.Join(err, mcp.close()) }()
+	return untilRight(ctx, start, b.o.callTimeout, func() error { _, err := mcp.do(ctx, "goToDefinition", b.t); return err })
+}
+
+// untilRight calls try until it succeeds or timeout passes since start,
+// and returns the time from start to the success.
+func untilRight(ctx context.Context, start time.Time, timeout time.Duration, try func() error) (time.Duration, error) {
+	for {
+		err := try()
+		if err == nil {
+			return time.Since(start), nil
+		}
+		if time.Since(start) > timeout || ctx.Err() != nil {
+			return time.Since(start), err
+		}
+		if err := sleep(ctx, coldGap); err != nil {
+			return time.Since(start), err
+		}
+	}
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// median of xs; 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return round2((s[len(s)/2-1] + s[len(s)/2]) / 2)
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// writeText writes the report as markdown tables.
+func writeText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	p := r.Params
+	ws := p.Workspace
+	if ws == "generated" {
+		ws = fmt.Sprintf("a generated module of %d files", p.Files)
+	}
+	fmt.Fprintf(&b, "## agentlsp through MCP against raw gopls\n\n")
+	fmt.Fprintf(&b, "%s; %d CPUs (%s), %s; %s; target %s (defined at %s); %.0f s.\n",
+		ws, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Machine.Gopls, r.Target.Call, r.Target.Def, r.ElapsedS)
+	if len(p.MCPArgs) > 0 {
+		fmt.Fprintf(&b, "agentlsp mcp extra args: %s\n", strings.Join(p.MCPArgs, " "))
+	}
+	if len(r.Ops) > 0 {
+		fmt.Fprintf(&b, "\n### Navigation: %d calls per operation and client after %d warm-up calls, interleaved (ms)\n\n", p.Calls, p.Warmup)
+		b.WriteString("| operation | raw p50 | raw p99 | MCP p50 | MCP p99 | overhead p50 | raw correct | MCP correct |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|\n")
+		for _, o := range r.Ops {
+			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
+				o.MCP.P50, o.MCP.P99, o.OverheadP50, of(o.Raw), of(o.MCP))
+		}
+	}
+	if e := r.Edit; e != nil {
+		delay := ""
+		if p.EditDelayMs > 0 {
+			delay = fmt.Sprintf("; the MCP client waits %.0f ms between its write and its call, counted", p.EditDelayMs)
+		}
+		fmt.Fprintf(&b, "\n### Edit on disk to fresh diagnostics of the caller (%d edits, break and restore in turn%s; ms)\n\n", e.MCP.Calls, delay)
+		b.WriteString("| client | p50 | p99 | max | correct | p50 / p99 of the correct |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| raw gopls: write, didChange, first publishDiagnostics showing it | %.2f | %.2f | %.2f | %s | %s |\n",
+			e.Raw.P50, e.Raw.P99, e.Raw.Max, of(e.Raw), rightOf(e.Raw))
+		fmt.Fprintf(&b, "| agentlsp: write, `diagnostics` tool answer (correct: fresh, error present or absent as written) | %.2f | %.2f | %.2f | %s | %s |\n",
+			e.MCP.P50, e.MCP.P99, e.MCP.Max, of(e.MCP), rightOf(e.MCP))
+		right := "n/a"
+		if e.MCP.Right.Count > 0 && e.Raw.Right.Count > 0 {
+			right = fmt.Sprintf("%+.2f", round2(e.MCP.Right.P50-e.Raw.Right.P50))
+		}
+		fmt.Fprintf(&b, "| overhead p50 | %+.2f | | | | %s |\n", round2(e.MCP.P50-e.Raw.P50), right)
+	}
+	if c := r.Cold; c != nil {
+		fmt.Fprintf(&b, "\n### Cold start to the first correct goToDefinition (%d starts per client; ms)\n\n", c.MCP.Calls)
+		b.WriteString("| client | median | runs | correct |\n|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| raw gopls | %.2f | %v | %s |\n", median(c.RawMs), c.RawMs, of(c.Raw))
+		fmt.Fprintf(&b, "| agentlsp mcp | %.2f | %v | %s |\n", median(c.MCPMs), c.MCPMs, of(c.MCP))
+		fmt.Fprintf(&b, "| ratio agentlsp / raw | %.2f | | |\n", c.Ratio)
+	}
+	if c := r.Check; c != nil {
+		fmt.Fprintf(&b, "\n### One-shot check of %s with its callee broken (%d paired runs; wall ms)\n\n", c.File, c.Agentlsp.Calls)
+		b.WriteString("| command | median | runs | reported the error |\n|---|---|---|---|\n")
+		fmt.Fprintf(&b, "| gopls check | %.2f | %v | %s |\n", median(c.GoplsMs), c.GoplsMs, of(c.Gopls))
+		fmt.Fprintf(&b, "| agentlsp check | %.2f | %v | %s |\n", median(c.AgentlspMs), c.AgentlspMs, of(c.Agentlsp))
+		fmt.Fprintf(&b, "| ratio agentlsp / gopls | %.2f | | |\n", c.Ratio)
+	}
+	b.WriteString(failures(r))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// rightOf renders the p50 / p99 of the correct answers, n/a for none.
+func rightOf(s Side) string {
+	if s.Right.Count == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f / %.2f", s.Right.P50, s.Right.P99)
+}
+
+// of renders "k of n".
+func of(s Side) string { return fmt.Sprintf("%d of %d", s.Correct, s.Calls) }
+
+// failures lists the first failure of every client that had one.
+func failures(r *Report) string {
+	var b strings.Builder
+	add := func(what string, s Side) {
+		if s.Error != "" {
+			fmt.Fprintf(&b, "- %s: %s\n", what, s.Error)
+		}
+	}
+	for _, o := range r.Ops {
+		add(o.Op+", raw", o.Raw)
+		add(o.Op+", MCP", o.MCP)
+	}
+	if e := r.Edit; e != nil {
+		add("edit, raw", e.Raw)
+		add("edit, MCP", e.MCP)
+	}
+	if c := r.Cold; c != nil {
+		add("cold start, raw", c.Raw)
+		add("cold start, MCP", c.MCP)
+	}
+	if c := r.Check; c != nil {
+		add("gopls check", c.Gopls)
+		add("agentlsp check", c.Agentlsp)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n### First failures\n\n" + b.String()
+}
+
+// writeJSON writes the report as indented JSON to path ("-": w).
+func writeJSON(w io.Writer, path string, r *Report) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if path == "-" {
+		_, err = w.Write(data)
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
