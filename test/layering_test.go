@@ -29,6 +29,7 @@ var rank = map[string]int{
 	"dedup":                    1,
 	"supervisor":               1,
 	"config":                   1,
+	"install":                  1, // server installation (cmd only)
 	"lspglob":                  2,
 	"results":                  2,
 	"actors/lifecycle":         2,
