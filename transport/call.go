@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -12,26 +13,173 @@ import (
 	"github.com/agentlsp/agentlsp/messages"
 )
 
+// pendingCall is one call the connection waits for an answer to. It lives
+// in the connection's table from before its request is written until the
+// reader completes it, its context ends, or the connection ends; whoever
+// removes it from the table calls done, so done runs exactly once.
+type pendingCall struct {
+	id      jsonrpc2.ID
+	method  string
+	done    func(json.RawMessage, error)
+	stop    func() bool // stops the context.AfterFunc; set under the table's lock
+	written bool        // the request left the outbox; set under the table's lock
+}
+
+// calls is the connection's table of pending calls.
+type calls struct {
+	mu      sync.Mutex
+	seq     int32
+	closed  bool
+	pending map[jsonrpc2.ID]*pendingCall
+}
+
+// add registers a new call; false after the connection ended.
+func (t *calls) add(method string, done func(json.RawMessage, error)) (*pendingCall, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, false
+	}
+	var id jsonrpc2.ID
+	for {
+		if t.seq++; t.seq == math.MaxInt32 {
+			t.seq = 1 // wrapped: ids are only unique among pending calls
+		}
+		if id = jsonrpc2.NewNumberID(t.seq); t.pending[id] == nil {
+			break
+		}
+	}
+	p := &pendingCall{id: id, method: method, done: done}
+	t.pending[p.id] = p
+	return p, true
+}
+
+// remove takes a call out of the table; nil when someone else did.
+func (t *calls) remove(id jsonrpc2.ID) *pendingCall {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pending[id]
+	delete(t.pending, id)
+	return p
+}
+
+// live reports whether the call is still pending, and marks it written
+// when it is (the writer is about to write it).
+func (t *calls) markWritten(p *pendingCall) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending[p.id] != p {
+		return false
+	}
+	p.written = true
+	return true
+}
+
+// setStop records the AfterFunc stop of a call; false when the call is
+// already gone (the caller must then stop it).
+func (t *calls) setStop(p *pendingCall, stop func() bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending[p.id] != p {
+		return false
+	}
+	p.stop = stop
+	return true
+}
+
+// closeAll refuses new calls and returns those pending.
+func (t *calls) closeAll() []*pendingCall {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	out := make([]*pendingCall, 0, len(t.pending))
+	for _, p := range t.pending {
+		out = append(out, p)
+	}
+	clear(t.pending)
+	return out
+}
+
+// finish stops the call's context watch and calls done.
+func (p *pendingCall) finish(res json.RawMessage, err error) {
+	if p.stop != nil {
+		p.stop()
+	}
+	p.done(res, err)
+}
+
 // Go sends a request and calls done exactly once with its result (raw
-// JSON, "null" when the server answered null) or error, from a goroutine the
-// connection owns. It never blocks. The request is written after every
-// message queued before it.
+// JSON, "null" when the server answered null) or error. It never blocks,
+// and starts no goroutine: the request waits in the connection's table
+// until the reader completes it with the server's answer, or until ctx ends
+// (context.AfterFunc) or the connection does. done runs on the reader or
+// on the goroutine that ended the call: it must not block. The request is
+// written after every message queued before it.
 //
 // Errors: messages.ErrRequestTimeout when ctx's deadline passed,
 // messages.ErrCanceled when ctx was cancelled (in both cases the server gets
-// $/cancelRequest), *messages.RPCError for an error response, and the
-// connection's end cause (wrapping ErrExited, ErrProtocol, ...) when the
-// connection ended first.
+// $/cancelRequest if the request was written), *messages.RPCError for an
+// error response, and the connection's end cause (wrapping ErrExited,
+// ErrProtocol, ...) when the connection ended first.
 func (c *Conn) Go(ctx context.Context, method string, params any, done func(json.RawMessage, error)) {
-	var once sync.Once
-	finish := func(res json.RawMessage, err error) { once.Do(func() { done(res, err) }) }
-	err := c.out.push(op{
-		run:   func() { c.startCall(ctx, method, params, finish) },
-		abort: func(err error) { finish(nil, c.endErr(err)) },
-	})
+	raw, err := marshalParams(params)
 	if err != nil {
-		finish(nil, c.endErr(err))
+		done(nil, fmt.Errorf("transport: %s params: %w", method, err))
+		return
 	}
+	p, ok := c.calls.add(method, done)
+	if !ok {
+		done(nil, c.endErr(ErrClosed))
+		return
+	}
+	stop := context.AfterFunc(ctx, func() { c.abandon(p, ctx) })
+	if !c.calls.setStop(p, stop) {
+		stop()
+	}
+	err = c.out.push(op{
+		run: func() {
+			if c.calls.markWritten(p) { // abandoned before its turn: not sent
+				c.write(&p.id, p.method, raw)
+			}
+		},
+		abort: func(err error) {
+			if c.calls.remove(p.id) != nil {
+				p.finish(nil, c.endErr(err))
+			}
+		},
+	})
+	if err != nil && c.calls.remove(p.id) != nil {
+		p.finish(nil, c.endErr(err))
+	}
+}
+
+// complete hands the server's answer to its call (the reader's job); an
+// answer nobody waits for any more (late, or an unknown id) is dropped.
+func (c *Conn) complete(m *incoming) {
+	p := c.calls.remove(m.id)
+	if p == nil {
+		return
+	}
+	if m.err != nil {
+		p.finish(nil, &messages.RPCError{Code: int64(m.err.Code), Message: m.err.Message})
+		return
+	}
+	p.finish(m.result, nil)
+}
+
+// abandon ends a call whose context ended: the server is told with
+// $/cancelRequest if it got the request.
+func (c *Conn) abandon(p *pendingCall, ctx context.Context) {
+	if c.calls.remove(p.id) == nil {
+		return
+	}
+	c.calls.mu.Lock()
+	written := p.written
+	c.calls.mu.Unlock()
+	if written {
+		_ = c.Notify("$/cancelRequest", map[string]any{"id": &p.id})
+	}
+	p.done(nil, ctxError(ctx, p.method))
 }
 
 // Call is Go, waiting for the answer.
@@ -49,18 +197,38 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 // Notify queues a notification. It never blocks; it fails only when the
 // connection has ended or its queue is full.
 func (c *Conn) Notify(method string, params any) error {
-	err := c.out.push(op{
-		run: func() {
-			if err := c.rpc.Notify(c.life, method, params); err != nil {
-				c.end(fmt.Errorf("%w: notification %s: %v", ErrWriteFailed, method, err))
-			}
-		},
-		abort: func(error) {},
-	})
+	raw, err := marshalParams(params)
 	if err != nil {
+		return fmt.Errorf("transport: %s params: %w", method, err)
+	}
+	if err := c.out.push(op{run: func() { c.write(nil, method, raw) }, abort: func(error) {}}); err != nil {
 		return c.endErr(err)
 	}
 	return nil
+}
+
+// write writes a request or notification on the writer goroutine; a
+// failure ends the connection (the stream is unusable).
+func (c *Conn) write(id *jsonrpc2.ID, method string, params json.RawMessage) {
+	data, err := encodeRequest(id, method, params)
+	if err == nil {
+		_, err = c.stream.writeFrame(c.life, data)
+	}
+	if err != nil {
+		c.end(fmt.Errorf("%w: %s: %v", ErrWriteFailed, method, err))
+	}
+}
+
+// marshalParams encodes params once, on the caller's goroutine; raw JSON
+// is taken as it is.
+func marshalParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	}
+	return json.Marshal(params)
 }
 
 // endErr returns the connection's end cause when it has one, else err.
@@ -72,60 +240,6 @@ func (c *Conn) endErr(err error) error {
 		return ErrClosed
 	}
 	return err
-}
-
-// startCall runs on the writer: it starts the call's waiter and returns
-// once the request has been written, so later messages follow it.
-func (c *Conn) startCall(ctx context.Context, method string, params any, finish func(json.RawMessage, error)) {
-	written := make(chan struct{})
-	var once sync.Once
-	signal := func() { once.Do(func() { close(written) }) }
-	c.calls.Add(1)
-	// The waiter lives until the answer, ctx's end or the connection's end.
-	go func() {
-		defer c.calls.Done()
-		defer signal()
-		c.waitCall(ctx, signal, method, params, finish)
-	}()
-	select {
-	case <-written:
-	case <-c.life.Done():
-	}
-}
-
-func (c *Conn) waitCall(ctx context.Context, written func(), method string, params any, finish func(json.RawMessage, error)) {
-	callCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(c.life, cancel)
-	defer stop()
-
-	// No result pointer: jsonrpc2 would decode the result with a decoder
-	// per call; the stream hands the raw result over instead.
-	id, err := c.rpc.Call(context.WithValue(callCtx, writtenKey{}, written), method, params, nil)
-	raw := c.stream.take(id)
-	switch {
-	case err == nil:
-		finish(raw, nil)
-	case c.life.Err() != nil && ctx.Err() == nil:
-		finish(nil, c.endErr(ErrClosed))
-	case ctx.Err() != nil:
-		c.cancelRemote(id)
-		finish(nil, ctxError(ctx, method))
-	default:
-		var we *jsonrpc2.Error
-		if errors.As(err, &we) {
-			finish(nil, &messages.RPCError{Code: int64(we.Code), Message: we.Message})
-			return
-		}
-		// A write failure: the stream is unusable.
-		c.end(fmt.Errorf("%w: request %s: %v", ErrWriteFailed, method, err))
-		finish(nil, c.endErr(err))
-	}
-}
-
-// cancelRemote tells the server to abandon request id.
-func (c *Conn) cancelRemote(id jsonrpc2.ID) {
-	_ = c.Notify("$/cancelRequest", map[string]any{"id": &id})
 }
 
 func ctxError(ctx context.Context, method string) error {

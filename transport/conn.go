@@ -13,9 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
 // Defaults for zero-valued Options fields.
@@ -70,15 +69,16 @@ type Options struct {
 type Conn struct {
 	opts   Options
 	proc   *process // nil for a socket server we did not start
-	rpc    jsonrpc2.Conn
 	stream *frameStream
 	out    *outbox
+	calls  calls // pending calls, completed by the reader
 	log    *slog.Logger
 
-	life   context.Context // cancelled when the connection ends
-	cancel context.CancelFunc
-	calls  sync.WaitGroup // call waiters
-	done   chan struct{}  // closed when everything has ended
+	life       context.Context // cancelled when the connection ends
+	cancel     context.CancelFunc
+	readerDone chan struct{} // closed when the reader returns
+	readErr    error         // why the reader stopped; valid after readerDone
+	done       chan struct{} // closed when everything has ended
 
 	graceful atomic.Bool // Shutdown was asked: an exit is not a crash
 	endOnce  sync.Once
@@ -91,7 +91,8 @@ type Conn struct {
 // cannot be started gives a *messages.SpawnError.
 func Start(ctx context.Context, opts Options) (*Conn, error) {
 	opts = withDefaults(opts)
-	c := &Conn{opts: opts, done: make(chan struct{}), log: opts.Logger}
+	c := &Conn{opts: opts, done: make(chan struct{}), readerDone: make(chan struct{}), log: opts.Logger}
+	c.calls.pending = make(map[jsonrpc2.ID]*pendingCall)
 	rwc, err := c.open(ctx)
 	if err != nil {
 		return nil, err
@@ -102,10 +103,10 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	} else if nc, ok := rwc.(net.Conn); ok {
 		c.stream.out = nc
 	}
-	c.rpc = jsonrpc2.NewConn(c.stream)
 	c.life, c.cancel = context.WithCancel(context.Background())
 	c.out = newOutbox(opts.MaxQueued)
-	c.rpc.Go(c.life, c.handle)
+	// The reader lives until the stream fails or is closed (teardown).
+	go c.read()
 	// The writer lives until the connection ends (life is cancelled).
 	go c.out.run(c.life, c.Err)
 	// The monitor lives until the read loop ends or the process exits; it
@@ -213,8 +214,8 @@ func (c *Conn) monitor() {
 		exited = c.proc.exited
 	}
 	select {
-	case <-c.rpc.Done():
-		cause := c.rpc.Err()
+	case <-c.readerDone:
+		cause := c.readErr
 		if exited != nil && !errors.Is(cause, ErrProtocol) && !errors.Is(cause, ErrMessageTooLarge) {
 			// The server closed its output: it is most likely exiting. Give
 			// it a moment so the cause reported is its exit status.
@@ -260,7 +261,7 @@ func (c *Conn) describe(cause error) error {
 	if c.graceful.Load() {
 		return nil
 	}
-	if cause == nil || errors.Is(cause, io.EOF) || errors.Is(cause, os.ErrClosed) || errors.Is(cause, net.ErrClosed) {
+	if cause == nil || errors.Is(cause, io.EOF) || errors.Is(cause, io.ErrUnexpectedEOF) || errors.Is(cause, os.ErrClosed) || errors.Is(cause, net.ErrClosed) {
 		return ErrClosed
 	}
 	return fmt.Errorf("%w: %v", ErrClosed, cause)
@@ -281,9 +282,12 @@ func (c *Conn) teardown() {
 		c.proc.killGroup()
 	}
 	c.stream.Close()
-	<-c.rpc.Done()
+	<-c.readerDone
 	c.out.wait()
-	c.calls.Wait()
+	cause := c.endErr(ErrClosed)
+	for _, p := range c.calls.closeAll() {
+		p.finish(nil, cause)
+	}
 	if c.proc != nil {
 		c.proc.wait()
 		// The exit status may have arrived after the read loop ended: a
@@ -295,6 +299,28 @@ func (c *Conn) teardown() {
 		c.errMu.Unlock()
 	}
 	close(c.done)
+}
+
+// read is the reader goroutine: it decodes every frame from the server and
+// completes calls, answers server requests (queued on the outbox) and
+// hands notifications to OnEvent, until the stream fails or is closed.
+func (c *Conn) read() {
+	defer close(c.readerDone)
+	for {
+		m, _, err := c.stream.readIncoming()
+		if err != nil {
+			c.readErr = err
+			return
+		}
+		switch {
+		case m.isCall():
+			c.serve(m)
+		case m.isNotification():
+			c.event(m.method, m.params)
+		default:
+			c.complete(m)
+		}
+	}
 }
 
 // Done is closed when the connection has ended and every goroutine and

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,42 +10,56 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// handle is the jsonrpc2 handler for traffic from the server. It runs on
-// the read loop, so it never blocks: answers are queued on the outbox and
-// the event callback must not block either. A panic is recovered and, for
-// a request, answered as an internal error.
-func (c *Conn) handle(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
-	method, params := req.Method(), req.Params()
-	_, isCall := req.(*jsonrpc2.Call)
+// serve answers a request from the server on the reader: it never blocks
+// (the answer is queued on the outbox) and recovers a panic, answering it
+// as an internal error. Requests that change client state are passed on
+// to OnEvent after they were answered.
+func (c *Conn) serve(m *incoming) {
 	replied := false
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("transport: handler panic", "method", method, "panic", r)
-			if isCall && !replied {
-				c.queueReply(reply, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentlsp: %v", r))
+			c.log.Error("transport: handler panic", "method", m.method, "panic", r)
+			if !replied {
+				c.queueReply(m.id, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "agentlsp: %v", r))
 			}
-			err = nil
 		}
 	}()
-	if !isCall {
-		c.opts.OnEvent(method, params)
-		return nil
+	result, rerr, observed := c.answer(m.method, m.params)
+	var raw json.RawMessage
+	if rerr == nil {
+		var err error
+		if raw, err = json.Marshal(result); err != nil {
+			rerr = jsonrpc2.Errorf(jsonrpc2.InternalError, "agentlsp: %v", err)
+		}
 	}
-	result, rerr, observed := c.answer(method, params)
-	c.queueReply(reply, result, rerr)
+	c.queueReply(m.id, raw, rerr)
 	replied = true
 	if observed {
-		c.opts.OnEvent(method, params)
+		c.event(m.method, m.params)
 	}
-	return nil
 }
 
-// queueReply writes the reply on the writer goroutine.
-func (c *Conn) queueReply(reply jsonrpc2.Replier, result any, err error) {
+// event hands a notification (or an observed request) to OnEvent, which
+// must not block; a panic in it is recovered and logged.
+func (c *Conn) event(method string, params json.RawMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("transport: event callback panic", "method", method, "panic", r)
+		}
+	}()
+	c.opts.OnEvent(method, params)
+}
+
+// queueReply writes the answer to a server request on the writer.
+func (c *Conn) queueReply(id jsonrpc2.ID, result json.RawMessage, err error) {
 	_ = c.out.push(op{
 		run: func() {
-			if werr := reply(c.life, result, err); werr != nil {
-				c.end(fmt.Errorf("%w: reply: %v", ErrWriteFailed, werr))
+			data, encErr := encodeResponse(id, result, err)
+			if encErr == nil {
+				_, encErr = c.stream.writeFrame(c.life, data)
+			}
+			if encErr != nil {
+				c.end(fmt.Errorf("%w: reply: %v", ErrWriteFailed, encErr))
 			}
 		},
 		abort: func(error) {},

@@ -10,7 +10,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -26,37 +25,24 @@ type deadliner interface {
 	SetWriteDeadline(t time.Time) error
 }
 
-// writtenKey marks a context whose value is a func() called once the
-// message written with that context has left (or failed to leave) the
-// stream: the outbox uses it to keep calls ordered with notifications.
-type writtenKey struct{}
-
 // frameStream is a jsonrpc2.Stream with Content-Length framing, a maximum
 // frame size, and bounded writes. It replaces jsonrpc2.NewStream, whose
 // reader allocates whatever size a server announces and whose writer
 // emits "params": null for requests without parameters.
 //
-// Read is called only by the connection's read loop; Write only under the
-// connection's write mutex. Every frame is read into a fresh buffer that is
-// never reused, so the RawMessage values decoded from it are owned.
+// The connection's reader uses readIncoming, which decodes a frame once
+// with encoding/json into an incoming message whose raw params and result
+// go straight to their consumer; Read (the jsonrpc2.Stream method) builds
+// jsonrpc2 messages from it for other users. Read and readIncoming are
+// called by one goroutine at a time; so are the writes. Every frame is read
+// into a fresh buffer that is never reused, so the raw JSON handed out is
+// owned by its receiver.
 type frameStream struct {
 	rwc          io.ReadWriteCloser
 	in           *bufio.Reader
 	out          io.Writer // rwc, or the write end when reads and writes differ
 	maxSize      int64
 	writeTimeout time.Duration
-
-	// results hands a response's raw result to the call that waits for it,
-	// so jsonrpc2 never decodes it (it would allocate a decoder per call).
-	// A slot exists from the call's write until the caller takes it; a
-	// response that arrives without a slot (late, unknown id) is dropped.
-	mu      sync.Mutex
-	results map[jsonrpc2.ID]*resultSlot
-}
-
-// resultSlot receives one call's raw result.
-type resultSlot struct {
-	raw json.RawMessage
 }
 
 func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Duration) *frameStream {
@@ -66,13 +52,27 @@ func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Dur
 		out:          rwc,
 		maxSize:      maxSize,
 		writeTimeout: writeTimeout,
-		results:      make(map[jsonrpc2.ID]*resultSlot),
 	}
 }
 
-// Read reads one frame. Any error (malformed header, oversized frame,
-// invalid JSON) ends the connection: the stream cannot resynchronise.
-func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+// incoming is one message from the server, decoded once.
+type incoming struct {
+	id     jsonrpc2.ID
+	hasID  bool
+	method string
+	params json.RawMessage // "null" when absent
+	result json.RawMessage // "null" when absent
+	err    *jsonrpc2.Error
+}
+
+// isCall, isNotification and isResponse classify the message.
+func (m *incoming) isCall() bool         { return m.method != "" && m.hasID }
+func (m *incoming) isNotification() bool { return m.method != "" && !m.hasID }
+
+// readIncoming reads and decodes one frame. Any error (malformed header,
+// oversized frame, invalid JSON) ends the connection: the stream cannot
+// resynchronise.
+func (s *frameStream) readIncoming() (*incoming, int64, error) {
 	length, total, err := s.readHeader()
 	if err != nil {
 		return nil, total, err
@@ -82,7 +82,7 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 		return nil, total, fmt.Errorf("%w: reading %d byte body: %v", ErrProtocol, length, err)
 	}
 	total += length
-	msg, err := s.decode(data)
+	msg, err := decode(data)
 	if err != nil {
 		return nil, total, fmt.Errorf("%w: %v: %q", ErrProtocol, err, preview(data))
 	}
@@ -98,36 +98,46 @@ type envelope struct {
 	Error  *jsonrpc2.Error `json:"error"`
 }
 
-// decode turns a frame into a jsonrpc2 message with encoding/json (no
-// decoder per frame, unlike jsonrpc2.DecodeMessage). A response's result
-// goes to the slot of the call that waits for it.
-func (s *frameStream) decode(data []byte) (jsonrpc2.Message, error) {
+// decode turns a frame into an incoming message with one encoding/json
+// pass (jsonrpc2.DecodeMessage builds a decoder per frame, and re-decodes
+// results for their callers).
+func decode(data []byte) (*incoming, error) {
 	var env envelope
 	if err := json.Unmarshal(data, &env); err != nil {
 		return nil, err
 	}
-	hasID := len(env.ID) > 0 && string(env.ID) != "null"
-	var id jsonrpc2.ID
-	if hasID {
-		if err := id.UnmarshalJSON(env.ID); err != nil {
+	m := &incoming{method: env.Method, params: rawOrNull(env.Params), result: rawOrNull(env.Result), err: env.Error}
+	m.hasID = len(env.ID) > 0 && string(env.ID) != "null"
+	if m.hasID {
+		if err := m.id.UnmarshalJSON(env.ID); err != nil {
 			return nil, fmt.Errorf("invalid id %s", env.ID)
 		}
 	}
-	switch {
-	case env.Method != "" && hasID:
-		return jsonrpc2.NewCall(id, env.Method, rawOrNull(env.Params))
-	case env.Method != "":
-		return jsonrpc2.NewNotification(env.Method, rawOrNull(env.Params))
-	case !hasID:
+	if env.Method == "" && !m.hasID {
 		return nil, errors.New("a response without an id")
 	}
-	var rerr error
-	if env.Error != nil {
-		rerr = env.Error
-	} else {
-		s.deliver(id, env.Result)
+	return m, nil
+}
+
+// Read reads one frame as a jsonrpc2 message (the jsonrpc2.Stream method).
+func (s *frameStream) Read(context.Context) (jsonrpc2.Message, int64, error) {
+	m, n, err := s.readIncoming()
+	if err != nil {
+		return nil, n, err
 	}
-	return jsonrpc2.NewResponse(id, nil, rerr)
+	switch {
+	case m.isCall():
+		msg, err := jsonrpc2.NewCall(m.id, m.method, m.params)
+		return msg, n, err
+	case m.isNotification():
+		msg, err := jsonrpc2.NewNotification(m.method, m.params)
+		return msg, n, err
+	case m.err != nil:
+		msg, err := jsonrpc2.NewResponse(m.id, nil, m.err)
+		return msg, n, err
+	}
+	msg, err := jsonrpc2.NewResponse(m.id, m.result, nil)
+	return msg, n, err
 }
 
 func rawOrNull(r json.RawMessage) json.RawMessage {
@@ -135,34 +145,6 @@ func rawOrNull(r json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return r
-}
-
-// expect opens the result slot of a call about to be written.
-func (s *frameStream) expect(id jsonrpc2.ID) {
-	s.mu.Lock()
-	s.results[id] = &resultSlot{}
-	s.mu.Unlock()
-}
-
-func (s *frameStream) deliver(id jsonrpc2.ID, raw json.RawMessage) {
-	s.mu.Lock()
-	if slot, ok := s.results[id]; ok {
-		slot.raw = raw
-	}
-	s.mu.Unlock()
-}
-
-// take closes a call's result slot and returns what it received ("null"
-// when the server sent no result).
-func (s *frameStream) take(id jsonrpc2.ID) json.RawMessage {
-	s.mu.Lock()
-	slot := s.results[id]
-	delete(s.results, id)
-	s.mu.Unlock()
-	if slot == nil || len(slot.raw) == 0 {
-		return json.RawMessage("null")
-	}
-	return slot.raw
 }
 
 func (s *frameStream) readHeader() (length, total int64, err error) {
@@ -224,16 +206,15 @@ func (s *frameStream) readLine() (string, error) {
 // deadline if sooner). A failed or partial write leaves the stream
 // unusable; the connection treats it as fatal.
 func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	if written, ok := ctx.Value(writtenKey{}).(func()); ok {
-		defer written()
-	}
 	data, err := encodeMessage(msg)
 	if err != nil {
 		return 0, err
 	}
-	if call, ok := msg.(*jsonrpc2.Call); ok {
-		s.expect(call.ID())
-	}
+	return s.writeFrame(ctx, data)
+}
+
+// writeFrame writes data as one frame.
+func (s *frameStream) writeFrame(ctx context.Context, data []byte) (int64, error) {
 	if d, ok := s.out.(deadliner); ok {
 		deadline := time.Now().Add(s.writeTimeout)
 		if cd, ok := ctx.Deadline(); ok && cd.Before(deadline) && cd.After(time.Now()) {
@@ -266,6 +247,27 @@ type wireMessage struct {
 	Params  json.RawMessage  `json:"params,omitempty"`
 	Result  *json.RawMessage `json:"result,omitempty"`
 	Error   *jsonrpc2.Error  `json:"error,omitempty"`
+}
+
+// encodeRequest encodes a call (id not nil) or a notification whose
+// params are already JSON: they are written as they are, without the
+// second pass jsonrpc2.NewCall's json.Marshal would make over them.
+func encodeRequest(id *jsonrpc2.ID, method string, params json.RawMessage) ([]byte, error) {
+	return json.Marshal(wireMessage{JSONRPC: "2.0", ID: id, Method: method, Params: omitNull(params)})
+}
+
+// encodeResponse encodes the answer to a server request.
+func encodeResponse(id jsonrpc2.ID, result json.RawMessage, err error) ([]byte, error) {
+	w := wireMessage{JSONRPC: "2.0", ID: &id}
+	if err != nil {
+		w.Error = toWireError(err)
+	} else {
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		w.Result = &result
+	}
+	return json.Marshal(w)
 }
 
 func encodeMessage(msg jsonrpc2.Message) ([]byte, error) {
