@@ -60,7 +60,8 @@ func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &stdioConn{out: t.Out, log: log, incoming: make(chan readResult), closed: make(chan struct{})}
+	c := &stdioConn{out: t.Out, log: log, limit: limit,
+		incoming: make(chan jsonrpc.Message), ended: make(chan struct{}), closed: make(chan struct{})}
 	// The reader lives until In ends or fails, or until the connection is
 	// closed and its next line has been read (see StdioTransport).
 	go c.readLoop(newLineReader(t.In, limit))
@@ -72,18 +73,15 @@ func (t *StdioTransport) Connect(context.Context) (sdk.Connection, error) {
 type stdioConn struct {
 	out      io.Writer
 	log      *slog.Logger
-	incoming chan readResult // from the reader to Read, unbuffered
-	closed   chan struct{}   // closed by Close
+	limit    int
+	incoming chan jsonrpc.Message // from the reader to Read, unbuffered
+	ended    chan struct{}        // closed when the reader has returned
+	endErr   error                // why it did (nil: EOF); valid once ended is closed
+	closed   chan struct{}        // closed by Close
 
 	closeOnce sync.Once
 	shut      atomic.Bool // Close was called: nothing more is written
 	writeMu   sync.Mutex  // one line at a time on out
-}
-
-// readResult is a valid message, or the error that ended the input.
-type readResult struct {
-	msg jsonrpc.Message
-	err error
 }
 
 // Read returns the next valid message. It blocks until one arrives, the
@@ -93,8 +91,13 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, err
 	}
 	select {
-	case r := <-c.incoming:
-		return r.msg, r.err
+	case msg := <-c.incoming:
+		return msg, nil
+	case <-c.ended:
+		if c.endErr != nil {
+			return nil, c.endErr
+		}
+		return nil, io.EOF
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-c.closed:
@@ -142,69 +145,57 @@ func (c *stdioConn) writeLine(data []byte) error {
 
 // readLoop is the reader: it reads lines, answers the invalid ones itself
 // and hands the valid ones to Read, until the input ends, a write of an
-// answer fails or the connection is closed.
+// answer fails or the connection is closed. Read sees why once ended is
+// closed (every message before was taken: incoming is unbuffered).
 func (c *stdioConn) readLoop(lr *lineReader) {
+	defer close(c.ended)
 	for {
 		line, tooLong, err := lr.next()
-		var ok bool
-		switch {
-		case tooLong:
-			ok = c.answer(oversized(lr.max))
-		case len(line) > 0:
-			ok = c.handle(line)
-		default:
-			ok = true
-		}
-		if !ok {
+		if !c.take(line, tooLong) {
 			return
 		}
 		if err != nil {
-			c.deliver(readResult{err: err})
+			if err != io.EOF {
+				c.endErr = err
+			}
 			return
 		}
 	}
 }
 
-// handle decodes one line and delivers its message or answers it. It
-// reports false when the reader should stop.
-func (c *stdioConn) handle(line []byte) bool {
-	msg, answer := decodeLine(line)
-	if answer != nil {
-		return c.answer(answer)
+// take answers or delivers one line; false when the reader should stop.
+func (c *stdioConn) take(line []byte, tooLong bool) bool {
+	if tooLong {
+		return c.answer(oversized(c.limit))
 	}
-	if msg == nil { // a blank line, or a batch that needs no answer
+	msg, answer := decodeLine(line)
+	switch {
+	case answer != nil:
+		return c.answer(answer)
+	case msg == nil: // a line of white space
 		return true
 	}
-	return c.deliver(readResult{msg: msg})
-}
-
-// deliver hands r to Read; false if the connection was closed first.
-func (c *stdioConn) deliver(r readResult) bool {
 	select {
-	case c.incoming <- r:
+	case c.incoming <- msg:
 		return true
 	case <-c.closed:
 		return false
 	}
 }
 
-// answer writes the error answer of a rejected line, if it has one; false
-// (after handing the error to Read) if the write failed, as the client is
-// then gone.
+// answer writes the error answer of a rejected line, if it has one. It
+// returns false if the write failed (the client is gone: the failure ends
+// the reader) or the connection is closed.
 func (c *stdioConn) answer(a *rejection) bool {
 	c.log.Warn("mcp: rejected an invalid message", "code", a.code, "reason", a.why)
 	if len(a.data) == 0 {
 		return true
 	}
 	err := c.writeLine(a.data)
-	if errors.Is(err, sdk.ErrConnectionClosed) {
-		return false
+	if err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
+		c.endErr = err
 	}
-	if err != nil {
-		c.deliver(readResult{err: err})
-		return false
-	}
-	return true
+	return err == nil
 }
 
 // lineReader reads lines of at most max bytes (end of line excluded).

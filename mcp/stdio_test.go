@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -436,3 +437,40 @@ func FuzzStdioLines(f *testing.F) {
 		}
 	})
 }
+
+// TestStdioConnectionEnds: Read reports the end of the input (io.EOF, or
+// the error of a failed answer) every time it is called after it; after
+// Close, Read reports io.EOF and Write fails.
+func TestStdioConnectionEnds(t *testing.T) {
+	ctx := context.Background()
+	conn, err := mcp.NewStdioTransport(strings.NewReader(`{"jsonrpc":"2.0","method":"x"}`), io.Discard).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := conn.Read(ctx); err != nil || msg.(*jsonrpc.Request).Method != "x" {
+		t.Fatalf("Read = %v, %v, want the last line without a newline", msg, err)
+	}
+	for range 2 {
+		if _, err := conn.Read(ctx); err != io.EOF {
+			t.Errorf("Read at the end = %v, want EOF", err)
+		}
+	}
+	conn.Close()
+	if err := conn.Write(ctx, &jsonrpc.Request{Method: "y"}); err == nil {
+		t.Error("Write after Close succeeded")
+	}
+
+	broken := errors.New("stdout is gone")
+	conn, err = mcp.NewStdioTransport(strings.NewReader("not json\n"), failingWriter{broken}).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Read(ctx); !errors.Is(err, broken) {
+		t.Errorf("Read after a failed answer = %v, want %v", err, broken)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
