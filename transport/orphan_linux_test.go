@@ -201,6 +201,10 @@ func TestServerOutlivesTheThreadThatStartedIt(t *testing.T) {
 // goroutine ends locked, so the thread exits soon after. (The main thread
 // never exits: a goroutine that lands there tries again on a new one.)
 func onDoomedThread(t *testing.T, f func()) (tid int) {
+	// Hold our own thread meanwhile: should it be the main one, the
+	// goroutines below cannot run there.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for range 100 {
 		tids := make(chan int, 1)
 		// Ends once f returns (or at once on the main thread).
