@@ -9,16 +9,18 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/agentlsp/agentlsp/messages"
 )
 
-// process is one spawned server process in its own process group.
+// process is one spawned server process, in its own process group where the
+// platform has them (see sysProcAttr, start and killGroup in the
+// process_*.go files).
 //
 // Goroutines: the stderr reader (ends when every holder of the stderr pipe
 // exits, which killGroup ensures) and the waiter (ends when the process
-// exits). Both are joined by wait.
+// exits; on Linux it also started the process, see process_linux.go). Both
+// are joined by wait.
 type process struct {
 	cmd    *exec.Cmd
 	stdin  *os.File // our write end of the server's stdin
@@ -41,19 +43,13 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 	cmd := exec.Command(path, args...)
 	cmd.Env = mergeEnv(os.Environ(), env)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 
 	pipes, err := newPipes()
 	if err != nil {
 		return nil, fmt.Errorf("transport: pipes for %s: %w", command, err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
-	if err := cmd.Start(); err != nil {
-		pipes.closeAll()
-		return nil, &messages.SpawnError{Command: command, Err: err}
-	}
-	pipes.closeChild()
-
 	p := &process{
 		cmd:    cmd,
 		stdin:  pipes.in,
@@ -61,6 +57,11 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 		stderr: newRing(stderrLines),
 		exited: make(chan struct{}),
 	}
+	if err := p.start(); err != nil {
+		pipes.closeAll()
+		return nil, &messages.SpawnError{Command: command, Err: err}
+	}
+	pipes.closeChild()
 	p.readerWG.Add(1)
 	// The stderr reader lives until the stderr pipe reports EOF: when the
 	// process group is gone. Joined by wait.
@@ -69,25 +70,20 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 		defer pipes.errR.Close()
 		p.stderr.readFrom(pipes.errR)
 	}()
-	// The waiter lives until the process exits; it then kills what is left
-	// of the group (grandchildren holding our pipes).
-	go func() {
-		p.exitErr = cmd.Wait()
-		p.killGroup()
-		close(p.exited)
-	}()
 	return p, nil
+}
+
+// reap is the waiter's work once the process runs: it waits for the
+// process, kills what is left of its group (grandchildren holding our
+// pipes) and closes exited.
+func (p *process) reap() {
+	p.exitErr = p.cmd.Wait()
+	p.killGroup()
+	close(p.exited)
 }
 
 // pid returns the OS process id.
 func (p *process) pid() int { return p.cmd.Process.Pid }
-
-// killGroup sends SIGKILL to the whole process group. Safe to call at any
-// time and more than once.
-func (p *process) killGroup() {
-	// Setpgid made the process the leader of a group whose id is its pid.
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-}
 
 // wait blocks until the process has exited and its stderr is drained.
 func (p *process) wait() {

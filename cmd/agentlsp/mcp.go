@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"io"
-	"os"
 	"runtime/debug"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/mcp"
 )
 
@@ -37,22 +34,17 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stop()
-	return failure(mcp.Serve(ctx, rt, transport(std), commandVersion()))
+	return failure(mcp.Serve(ctx, rt, stdioTransport(rt, std), commandVersion()))
 }
 
-// transport is the stdio transport, or for tests that pass their own
-// streams, a transport over those.
-func transport(std stdio) sdk.Transport {
-	if std.in == io.Reader(os.Stdin) && std.out == io.Writer(os.Stdout) {
-		return &sdk.StdioTransport{}
-	}
-	return &sdk.IOTransport{Reader: io.NopCloser(std.in), Writer: nopWriteCloser{std.out}}
+// stdioTransport speaks MCP on the command's stdin and stdout. A line that
+// is not valid JSON-RPC gets a JSON-RPC error on stdout, a warning on
+// stderr, and the server goes on.
+func stdioTransport(rt *agentlsp.Runtime, std stdio) *mcp.StdioTransport {
+	tr := mcp.NewStdioTransport(std.in, std.out)
+	tr.Logger = rt.System().Logger().With("component", "mcp")
+	return tr
 }
-
-// nopWriteCloser is a writer whose Close does nothing: the caller owns it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // commandVersion is version, or the module version the binary was built
 // from, or "devel".

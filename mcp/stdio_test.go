@@ -1,0 +1,476 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/mcp"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// lineClient speaks raw lines to Serve over a StdioTransport on pipes.
+type lineClient struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string // every line Serve wrote; closed at the end of its output
+}
+
+// serveLines runs Serve for rt over a StdioTransport (changed by tweak, if
+// not nil) on pipes, and initializes the session. Cleanup closes the input
+// and checks that Serve returns nil.
+func serveLines(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTransport)) *lineClient {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	tr := mcp.NewStdioTransport(inR, outW)
+	if tweak != nil {
+		tweak(tr)
+	}
+	served := make(chan error, 1)
+	// Serve lives until the input closes (cleanup below); joined there.
+	go func() {
+		served <- mcp.Serve(context.Background(), rt, tr, "test")
+		outW.Close()
+	}()
+	// Buffered: a test may send many lines before it reads their answers,
+	// and a pipe does not buffer.
+	c := &lineClient{t: t, in: inW, lines: make(chan string, 1024)}
+	// The reader lives until Serve closes its output.
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		for range c.lines {
+		}
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("Serve = %v, want nil after the input closed", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("Serve did not return after its input closed")
+		}
+	})
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	if res := c.next(); res["id"] != "init" || res["result"] == nil {
+		t.Fatalf("initialize answered %v", res)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+func (c *lineClient) send(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		c.t.Fatalf("write %.80q: %v", line, err)
+	}
+}
+
+// nextRaw returns the next line written, which must be JSON-RPC 2.0.
+func (c *lineClient) nextRaw() string {
+	c.t.Helper()
+	select {
+	case line, ok := <-c.lines:
+		if !ok {
+			c.t.Fatal("the output ended: the server stopped")
+		}
+		checkJSONRPC(c.t, line)
+		return line
+	case <-time.After(callTimeout):
+		c.t.Fatal("no answer")
+		return ""
+	}
+}
+
+// next returns the next line written, which must be a JSON-RPC object.
+func (c *lineClient) next() map[string]any {
+	c.t.Helper()
+	var m map[string]any
+	if line := c.nextRaw(); json.Unmarshal([]byte(line), &m) != nil {
+		c.t.Fatalf("answer %s is not an object", line)
+	}
+	return m
+}
+
+// checkJSONRPC fails t unless line is a JSON-RPC 2.0 message (an id or a
+// method, exactly one of result and error for an answer) or a non-empty
+// array of them.
+func checkJSONRPC(t *testing.T, line string) {
+	t.Helper()
+	var batch []map[string]json.RawMessage
+	if json.Unmarshal([]byte(line), &batch) == nil && len(batch) > 0 {
+		for _, m := range batch {
+			checkMessage(t, line, m)
+		}
+		return
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("output line %.200q is not a JSON-RPC message: %v", line, err)
+	}
+	checkMessage(t, line, m)
+}
+
+func checkMessage(t *testing.T, line string, m map[string]json.RawMessage) {
+	t.Helper()
+	_, hasID := m["id"]
+	_, hasMethod := m["method"]
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	answer := hasID && !hasMethod && hasResult != hasError
+	if string(m["jsonrpc"]) != `"2.0"` || !(answer || hasMethod) {
+		t.Fatalf("output line %.200q is not a JSON-RPC 2.0 message", line)
+	}
+}
+
+// withoutMessages returns the answer line as a value, each error's message
+// (which must be a non-empty string) removed.
+func withoutMessages(t *testing.T, line string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		t.Fatal(err)
+	}
+	answers, ok := v.([]any)
+	if !ok {
+		answers = []any{v}
+	}
+	for _, a := range answers {
+		e, _ := a.(map[string]any)["error"].(map[string]any)
+		if msg, _ := e["message"].(string); msg == "" {
+			t.Errorf("answer %s: an error without a message", line)
+		}
+		delete(e, "message")
+	}
+	return v
+}
+
+// badLines are invalid lines and their answers (without the messages);
+// "" means no answer.
+var badLines = []struct{ line, want string }{
+	{`this is not json`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`},
+	{`{"jsonrpc":"2.0","id":12,"method":"tools/list"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`},
+	{`{"jsonrpc":"2.0","id":1,"method":"ping"} {"jsonrpc":"2.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`},
+	{"\xff\xfe{}", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}`},
+	{`[]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`null`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`42`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`"tools/list"`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{"id":3,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"1.0","id":"a","method":"tools/list"}`, `{"jsonrpc":"2.0","id":"a","error":{"code":-32600}}`},
+	{`{"jsonrpc":2,"id":4,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":4,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":[5],"method":"tools/list"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1.5,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":1e300,"method":"tools/list"}`, `{"jsonrpc":"2.0","id":1e300,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":7,"method":5}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":8,"method":""}`, `{"jsonrpc":"2.0","id":8,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":"x"}`, `{"jsonrpc":"2.0","id":9,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":10}`, `{"jsonrpc":"2.0","id":10,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":11,"error":"boom"}`, `{"jsonrpc":"2.0","id":11,"error":{"code":-32600}}`},
+	{`{"jsonrpc":"2.0","id":13,"result":1,"error":{"code":1,"message":"x"}}`, `{"jsonrpc":"2.0","id":13,"error":{"code":-32600}}`},
+	{`[{"jsonrpc":"2.0","id":20,"method":"tools/list"},{"jsonrpc":"2.0","id":"21","method":"tools/list"}]`,
+		`[{"jsonrpc":"2.0","id":20,"error":{"code":-32600}},{"jsonrpc":"2.0","id":"21","error":{"code":-32600}}]`},
+	{`[{"jsonrpc":"2.0","method":"notifications/initialized"},5,[],{"id":22,"method":"x"}]`,
+		`[{"jsonrpc":"2.0","id":null,"error":{"code":-32600}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600}},{"jsonrpc":"2.0","id":22,"error":{"code":-32600}}]`},
+	{`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`, ``},
+	{`{"jsonrpc":"2.0","id":999,"result":{}}`, ``}, // an answer to nothing the server asked
+	{`   `, ``},
+	{``, ``},
+}
+
+// TestStdioAnswersInvalidLines: every invalid line gets its JSON-RPC error
+// (with the id when it can be read), every valid request between them is
+// answered, and the server goes on serving.
+func TestStdioAnswersInvalidLines(t *testing.T) {
+	c := serveLines(t, start(t, "gonav", fakeConfig(t, 0)), nil)
+	for i, bad := range badLines {
+		c.send(bad.line)
+		if bad.want != "" {
+			got := c.nextRaw()
+			var want any
+			json.Unmarshal([]byte(bad.want), &want)
+			if diff := cmp.Diff(want, withoutMessages(t, got)); diff != "" {
+				t.Errorf("answer to %.80q (-want +got):\n%s\n(line %s)", bad.line, diff, got)
+			}
+		}
+		// The next line's answer comes next: nothing else was written.
+		if i%2 == 0 {
+			c.toolsList(t, 100+i)
+		} else {
+			c.definition(t, 100+i)
+		}
+	}
+}
+
+// toolsList asks tools/list with id and checks the answer names both tools.
+func (c *lineClient) toolsList(t *testing.T, id int) {
+	t.Helper()
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
+	res := c.next()
+	tools, _ := res["result"].(map[string]any)["tools"].([]any)
+	if res["id"] != float64(id) || len(tools) != 2 {
+		t.Fatalf("tools/list %d answered %v", id, res)
+	}
+}
+
+// definition calls the lsp tool (the fake server answers) with id.
+func (c *lineClient) definition(t *testing.T, id int) {
+	t.Helper()
+	c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"lsp","arguments":`+
+		`{"operation":"goToDefinition","filePath":"total.go","line":4,"symbol":"Total"}}}`, id))
+	res := c.next()
+	b, _ := json.Marshal(res["result"])
+	if res["id"] != float64(id) || !strings.Contains(string(b), "no definition found (fake)") {
+		t.Fatalf("tools/call %d answered %v", id, res)
+	}
+}
+
+// TestStdioCallInFlightSurvivesBadLines: invalid lines while a call waits
+// on the language server neither end the session nor lose the call.
+func TestStdioCallInFlightSurvivesBadLines(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t, "--delay", "textDocument/hover=1s")
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	c := serveLines(t, start(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake)}), nil)
+	c.send(`{"jsonrpc":"2.0","id":"hover","method":"tools/call","params":{"name":"lsp","arguments":` +
+		`{"operation":"hover","filePath":"total.go","line":4,"symbol":"Total"}}}`)
+	var answers []string // the error answers due, in order
+	for _, bad := range badLines {
+		c.send(bad.line)
+		if bad.want != "" {
+			answers = append(answers, bad.want)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":"list","method":"tools/list"}`)
+	results := map[any]string{"hover": "fake hover", "list": `"name":"diagnostics"`}
+	for len(results) > 0 || len(answers) > 0 {
+		line := c.nextRaw()
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil || m["error"] != nil {
+			if len(answers) == 0 {
+				t.Fatalf("unexpected answer %s", line)
+			}
+			var want any
+			json.Unmarshal([]byte(answers[0]), &want)
+			if diff := cmp.Diff(want, withoutMessages(t, line)); diff != "" {
+				t.Errorf("error answer (-want +got):\n%s", diff)
+			}
+			answers = answers[1:]
+			continue
+		}
+		b, _ := json.Marshal(m["result"])
+		if want, ok := results[m["id"]]; !ok || !strings.Contains(string(b), want) {
+			t.Fatalf("unexpected answer %s", line)
+		}
+		delete(results, m["id"])
+	}
+}
+
+// TestStdioLineLimit: a line longer than MaxMessageSize is answered -32600
+// and skipped; a line of exactly the limit is served, with "\n" or "\r\n".
+func TestStdioLineLimit(t *testing.T) {
+	const limit = 1024
+	c := serveLines(t, start(t, "gonav", agentlsp.Config{}), func(tr *mcp.StdioTransport) { tr.MaxMessageSize = limit })
+	request := func(id int, size int) string {
+		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id)
+		return msg + strings.Repeat(" ", size-len(msg))
+	}
+	tooLong := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`
+	for _, tc := range []struct {
+		line string
+		want string // "" when the line is served
+	}{
+		{request(1, limit), ""},
+		{request(2, limit) + "\r", ""},
+		{request(3, limit+1), tooLong},
+		{request(4, limit+1) + "\r", tooLong},
+		{strings.Repeat("x", 1<<20), tooLong},
+		{"{" + strings.Repeat(" ", 3<<20) + "}", tooLong},
+	} {
+		c.send(tc.line)
+		got := c.nextRaw()
+		if tc.want == "" {
+			if !strings.Contains(got, `"tools":[`) {
+				t.Errorf("line of %d bytes answered %.200s, want tools", len(tc.line), got)
+			}
+			continue
+		}
+		var want any
+		json.Unmarshal([]byte(tc.want), &want)
+		if diff := cmp.Diff(want, withoutMessages(t, got)); diff != "" {
+			t.Errorf("line of %d bytes (-want +got):\n%s", len(tc.line), diff)
+		}
+		c.toolsList(t, 100)
+	}
+}
+
+// TestStdioDefaultLineLimit: the default limit is DefaultMaxMessageSize: a
+// line one byte over it is refused, a message of a few MiB is served.
+func TestStdioDefaultLineLimit(t *testing.T) {
+	c := serveLines(t, start(t, "gonav", agentlsp.Config{}), nil)
+	ping := func(size int) string {
+		head := `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"`
+		return head + strings.Repeat("x", size-len(head)-3) + `"}}`
+	}
+	c.send(ping(4 << 20))
+	if res := c.next(); res["id"] != "big" || res["result"] == nil {
+		t.Errorf("ping of %d bytes answered %v, want a result", 4<<20, res)
+	}
+	c.send(ping(mcp.DefaultMaxMessageSize + 1))
+	if res := c.next(); res["id"] != nil || res["error"].(map[string]any)["code"] != float64(-32600) {
+		t.Errorf("ping of %d bytes answered %v, want -32600", mcp.DefaultMaxMessageSize+1, res)
+	}
+	c.toolsList(t, 1)
+}
+
+// TestStdioSkipsLongLinesWithoutHoldingThem: a 64 MiB line over a 1 KiB
+// limit is skipped without being held in memory.
+func TestStdioSkipsLongLinesWithoutHoldingThem(t *testing.T) {
+	const size = 64 << 20
+	in := io.MultiReader(strings.NewReader(`{"pad":"`), &repeatReader{b: 'x', n: size},
+		strings.NewReader("\"}\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"))
+	var out strings.Builder
+	tr := &mcp.StdioTransport{In: in, Out: &out, MaxMessageSize: 1024}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	msg, err := conn.Read(context.Background())
+	if err != nil {
+		t.Fatalf("Read = %v, want the ping", err)
+	}
+	runtime.ReadMemStats(&after)
+	if got, _ := jsonrpc.EncodeMessage(msg); string(got) != `{"jsonrpc":"2.0","id":1,"method":"ping"}` {
+		t.Errorf("Read = %s, want the ping", got)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("skipping a %d-byte line allocated %d bytes", size, alloc)
+	if alloc > size/8 {
+		t.Errorf("skipping a %d-byte line allocated %d bytes", size, alloc)
+	}
+	// The answer was written before the ping was read.
+	checkJSONRPC(t, strings.TrimSuffix(out.String(), "\n"))
+	if _, err := conn.Read(context.Background()); err != io.EOF {
+		t.Errorf("Read at the end = %v, want EOF", err)
+	}
+}
+
+// repeatReader reads n copies of b.
+type repeatReader struct {
+	b     byte
+	n     int
+	block []byte
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	if r.block == nil {
+		r.block = bytes.Repeat([]byte{r.b}, 64<<10)
+	}
+	n := copy(p[:min(len(p), r.n)], r.block)
+	r.n -= n
+	return n, nil
+}
+
+// FuzzStdioLines: whatever the input, a StdioTransport hands the SDK only
+// messages it can encode, answers the rest with JSON-RPC errors, and ends
+// with io.EOF.
+func FuzzStdioLines(f *testing.F) {
+	for _, bad := range badLines {
+		f.Add([]byte(bad.line))
+	}
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{}}` + "\r\n" + `{"jsonrpc":"2.0","id":2,"result":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out strings.Builder
+		conn, err := (&mcp.StdioTransport{In: strings.NewReader(string(data)), Out: &out, MaxMessageSize: 4096}).Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for {
+			msg, err := conn.Read(context.Background())
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("Read = %v, want a message or EOF", err)
+			}
+			if _, err := jsonrpc.EncodeMessage(msg); err != nil {
+				t.Fatalf("message %+v does not encode: %v", msg, err)
+			}
+		}
+		for line := range strings.Lines(out.String()) {
+			checkJSONRPC(t, strings.TrimSuffix(line, "\n"))
+			if !strings.Contains(line, `"error":{"code":-32`) {
+				t.Fatalf("answer %s is not a JSON-RPC error", line)
+			}
+		}
+	})
+}
+
+// TestStdioConnectionEnds: Read reports the end of the input (io.EOF, or
+// the error of a failed answer) every time it is called after it; after
+// Close, Read reports io.EOF and Write fails.
+func TestStdioConnectionEnds(t *testing.T) {
+	ctx := context.Background()
+	conn, err := mcp.NewStdioTransport(strings.NewReader(`{"jsonrpc":"2.0","method":"x"}`), io.Discard).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := conn.Read(ctx); err != nil || msg.(*jsonrpc.Request).Method != "x" {
+		t.Fatalf("Read = %v, %v, want the last line without a newline", msg, err)
+	}
+	for range 2 {
+		if _, err := conn.Read(ctx); err != io.EOF {
+			t.Errorf("Read at the end = %v, want EOF", err)
+		}
+	}
+	conn.Close()
+	if err := conn.Write(ctx, &jsonrpc.Request{Method: "y"}); err == nil {
+		t.Error("Write after Close succeeded")
+	}
+
+	broken := errors.New("stdout is gone")
+	conn, err = mcp.NewStdioTransport(strings.NewReader("not json\n"), failingWriter{broken}).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Read(ctx); !errors.Is(err, broken) {
+		t.Errorf("Read after a failed answer = %v, want %v", err, broken)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
