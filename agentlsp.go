@@ -19,11 +19,8 @@ package agentlsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +32,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors/router"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/supervisor"
 )
 
@@ -88,7 +86,7 @@ type Runtime struct {
 // Start starts a runtime for cfg.Workspace. It is lazy: no language server
 // runs until a file needs one. It blocks only to read the configuration.
 func Start(ctx context.Context, cfg Config) (*Runtime, error) {
-	ws, err := workspaceRoot(cfg.Workspace)
+	ws, err := paths.Workspace(cfg.Workspace)
 	if err != nil {
 		return nil, err
 	}
@@ -111,24 +109,6 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger,
 	}))
 	return rt, nil
-}
-
-func workspaceRoot(dir string) (string, error) {
-	if dir == "" {
-		return "", errors.New("agentlsp: Config.Workspace is required")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("agentlsp: workspace %s: %w", dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("agentlsp: workspace %s: %w", dir, err)
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("agentlsp: workspace %s is not a directory", dir)
-	}
-	return real, nil
 }
 
 // registry is Config.Registry or the configuration file over the

@@ -132,7 +132,7 @@ func (s *Session) positionRequest(ctx context.Context, path, method string, pos 
 	if err != nil {
 		return nil, results.Answer{}, err
 	}
-	if err := CheckPosition(synced.Text, pos); err != nil {
+	if err := textpos.Check(synced.Text, int(pos.Line), int(pos.Character), textpos.UTF16); err != nil {
 		return nil, results.Answer{}, fmt.Errorf("agentlsp: %s: %w", path, err)
 	}
 	params := map[string]any{
@@ -143,19 +143,6 @@ func (s *Session) positionRequest(ctx context.Context, path, method string, pos 
 		params[k] = v
 	}
 	return s.fileRequest(ctx, path, method, params)
-}
-
-// CheckPosition reports an LSP position (UTF-16) past the end of its line
-// or of the text (wrapping ErrPastEnd), or inside a character.
-func CheckPosition(text string, pos Position) error {
-	line, err := textpos.Line(text, int(pos.Line))
-	if err != nil {
-		return err
-	}
-	if _, err = textpos.Units(line, int(pos.Character), textpos.UTF16, textpos.UTF16); err != nil {
-		return fmt.Errorf("line %d: %w", pos.Line+1, err)
-	}
-	return nil
 }
 
 // fileRequest sends a request to the servers of a file and splits the

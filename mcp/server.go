@@ -24,9 +24,9 @@
 // NewServer lives until the runtime shuts down.
 //
 // Goroutines: the SDK owns the connection's goroutines and runs each tool
-// call on one of them; this package starts none of its own. Nothing is
-// written to stdout except by the transport: logs go to the runtime's slog
-// logger.
+// call on one of them; a StdioTransport connection adds one reader, which
+// ends when its input ends or the connection is closed. Nothing is written
+// to stdout except by the transport: logs go to the runtime's slog logger.
 package mcp
 
 import (

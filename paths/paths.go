@@ -197,3 +197,23 @@ func Rel(dir, p string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// Workspace resolves a workspace directory: absolute, clean, symlinks
+// resolved, and a directory.
+func Workspace(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("agentlsp: no workspace given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("agentlsp: workspace %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("agentlsp: workspace %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("agentlsp: workspace %s is not a directory", dir)
+	}
+	return real, nil
+}

@@ -1,6 +1,7 @@
 package textpos
 
 import (
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -112,4 +113,18 @@ func Offset(text string, line, char int, enc Encoding) (int, error) {
 		return 0, err
 	}
 	return start + b, nil
+}
+
+// Check reports a 0-based LSP position (char counted in enc) past the end
+// of its line or of the text (wrapping ErrPastEnd), or inside a character
+// (ErrMidCharacter).
+func Check(text string, line, char int, enc Encoding) error {
+	l, err := Line(text, line)
+	if err != nil {
+		return err
+	}
+	if _, err = Units(l, char, enc, enc); err != nil {
+		return fmt.Errorf("line %d: %w", line+1, err)
+	}
+	return nil
 }
