@@ -190,4 +190,7 @@ type ServerInfo struct {
 	Broken      bool
 	Err         error
 	OpenFiles   int
+	// Work is the server's work-done progress in flight ("Indexing: 40/120
+	// packages"), "" when none runs.
+	Work string
 }

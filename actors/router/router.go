@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -82,6 +83,9 @@ type serverEntry struct {
 	err    error
 	sent   uint64 // requests and document messages sent (see ServerIdle)
 	idle   bool   // stopping because idle
+	// work is the server's work-done progress in flight: "title: message"
+	// of the latest report, "" when none runs.
+	work string
 }
 
 // Receive dispatches one message; it never blocks.
@@ -95,6 +99,8 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		r.onTerminated(m)
 	case *messages.StateChanged:
 		r.onStateChanged(m)
+	case *messages.Progress:
+		r.onProgress(m)
 	case *messages.ServerIdle:
 		r.onServerIdle(ctx, m)
 	case *messages.Resolve:
@@ -150,12 +156,28 @@ func (r *routerActor) server(ctx actor.Context, key messages.ServerKey, def *con
 	return e
 }
 
+func (r *routerActor) onProgress(m *messages.Progress) {
+	e, ok := r.servers[messages.ServerKey{ServerID: m.ServerID, Root: m.Root}]
+	if !ok {
+		return
+	}
+	switch {
+	case !m.Active:
+		e.work = ""
+	case m.Kind != "end":
+		e.work = strings.TrimSuffix(m.Title+": "+m.Message, ": ")
+	}
+}
+
 func (r *routerActor) onStateChanged(m *messages.StateChanged) {
 	e, ok := r.servers[messages.ServerKey{ServerID: m.ServerID, Root: m.Root}]
 	if !ok {
 		return
 	}
 	e.state, e.gen, e.broken, e.err, e.osPID = m.State, m.Incarnation, m.Broken, m.Err, m.PID
+	if m.State != messages.StateRunning {
+		e.work = ""
+	}
 }
 
 // onServerIdle stops a server that has been idle, unless the router sent
@@ -188,7 +210,7 @@ func (r *routerActor) status() *messages.RouterStatus {
 	for _, e := range r.servers {
 		s.Servers = append(s.Servers, messages.ServerInfo{
 			ServerKey: e.key, State: e.state, Incarnation: e.gen, PID: e.osPID,
-			Broken: e.broken, Err: e.err, OpenFiles: r.openFiles(e.key),
+			Broken: e.broken, Err: e.err, OpenFiles: r.openFiles(e.key), Work: e.work,
 		})
 	}
 	sort.Slice(s.Servers, func(i, j int) bool {
