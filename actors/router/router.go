@@ -85,7 +85,7 @@ type serverEntry struct {
 	idle   bool   // stopping because idle
 	// work is the server's work-done progress in flight: "title: message"
 	// of the latest report, "" when none runs.
-	work string
+	work, workTitle string
 }
 
 // Receive dispatches one message; it never blocks.
@@ -163,9 +163,12 @@ func (r *routerActor) onProgress(m *messages.Progress) {
 	}
 	switch {
 	case !m.Active:
-		e.work = ""
-	case m.Kind != "end":
-		e.work = strings.TrimSuffix(m.Title+": "+m.Message, ": ")
+		e.work, e.workTitle = "", ""
+	case m.Kind == "begin":
+		e.workTitle = m.Title
+		fallthrough
+	case m.Kind == "report":
+		e.work = strings.Trim(e.workTitle+": "+m.Message, ": ")
 	}
 }
 
