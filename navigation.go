@@ -71,13 +71,18 @@ func (s *Session) DocumentSymbols(ctx context.Context, path string) (*results.Sy
 	return out, nil
 }
 
-// WorkspaceSymbols searches the symbols of every running server (or, when
-// none runs, of the servers the workspace's root markers imply).
-func (s *Session) WorkspaceSymbols(ctx context.Context, query string) (*results.SymbolsAnswer, error) {
+// WorkspaceSymbols searches the symbols of the whole workspace: every
+// server running and every root the workspace's markers imply (started as
+// needed); with a path, only the servers of that file. The answer names
+// the servers that answered and those still starting.
+func (s *Session) WorkspaceSymbols(ctx context.Context, query string, path ...string) (*results.SymbolsAnswer, error) {
 	id := s.rt.nextID()
 	params, _ := json.Marshal(map[string]string{"query": query})
-	res, err := s.rt.ask(ctx, s.rt.router, &messages.WorkspaceRequest{ID: id, Method: "workspace/symbol", Params: params},
-		s.rt.cancelRequest(id))
+	req := &messages.WorkspaceRequest{ID: id, Method: "workspace/symbol", Params: params}
+	if len(path) > 0 {
+		req.Path = path[0]
+	}
+	res, err := s.rt.ask(ctx, s.rt.router, req, s.rt.cancelRequest(id))
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,9 @@ type EditOptions struct {
 	MinSeverity messages.Severity
 	// Timeout bounds the wait (default: the servers' diagnostics timeout).
 	Timeout time.Duration
+	// OtherFiles bounds the other files reported (default 5; negative:
+	// none).
+	OtherFiles int
 }
 
 // EditOption sets an EditOptions field.
@@ -51,6 +54,9 @@ func WithMinSeverity(s messages.Severity) EditOption {
 // WithTimeout bounds the wait for diagnostics.
 func WithTimeout(d time.Duration) EditOption { return func(o *EditOptions) { o.Timeout = d } }
 
+// WithOtherFiles bounds the other files an answer reports (negative: none).
+func WithOtherFiles(n int) EditOption { return func(o *EditOptions) { o.OtherFiles = n } }
+
 // Edit replaces the text of a file on every server that serves it (the
 // file must exist; agentlsp does not write it to disk) and waits for the
 // diagnostics the edit caused: the edited file (at most 20) and up to 5
@@ -63,7 +69,7 @@ func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOptio
 	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
 		return nil, err
 	}
-	return s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncChange, Text: text}, s.options(opts), 0)
+	return s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncChange, Text: text}, s.options(opts))
 }
 
 func (s *Session) options(opts []EditOption) EditOptions {
@@ -78,7 +84,7 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // its servers got: EditStarted goes to the diagnostics actor before the
 // change, so it takes its baseline before any diagnostics of the new
 // version; EditAborted when the change never went out.
-func (s *Session) await(ctx context.Context, sync *messages.SyncDocument, o EditOptions, maxOther int) (*messages.EditResult, error) {
+func (s *Session) await(ctx context.Context, sync *messages.SyncDocument, o EditOptions) (*messages.EditResult, error) {
 	rt := s.rt
 	abs, err := paths.InWorkspace(rt.workspace, sync.Path)
 	if err != nil {
@@ -95,7 +101,7 @@ func (s *Session) await(ctx context.Context, sync *messages.SyncDocument, o Edit
 	req := &messages.AwaitEdit{
 		EditID: id, Session: s.id, URI: synced.URI, Servers: synced.Servers, All: o.All,
 		MinSeverity: o.MinSeverity, Timeout: s.waitFor(synced.Servers, o.Timeout),
-		Settle: rt.cfg.Settle, MaxOtherFiles: maxOther,
+		Settle: rt.cfg.Settle, MaxOtherFiles: o.OtherFiles,
 	}
 	res, err := rt.ask(ctx, rt.diag, req, nil)
 	if err != nil {
@@ -129,11 +135,14 @@ func (s *Session) waitFor(servers []messages.ServerVersion, opt time.Duration) t
 // Diagnostics makes sure the servers have each file's current text (the
 // disk's, unless this runtime holds an edit newer than the disk), waits for
 // diagnostics that describe it in the workspace as it is now, and reports
-// everything current (not only what changed). At most 8 files are waited
-// for at once.
+// everything current (not only what changed), one report per file in
+// order; then up to 5 other files (Other set) whose diagnostics changed
+// since this session's previous answer with errors it was not shown. At
+// most 8 files are waited for at once.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
 	o := s.options(append([]EditOption{WithAll()}, opts...))
 	out := make([]messages.FileReport, len(files))
+	others := make([][]messages.FileReport, len(files))
 	errs := make([]error, len(files))
 	next := make(chan int, len(files))
 	for i := range files {
@@ -147,23 +156,52 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = s.fileDiagnostics(ctx, files[i], o)
+				out[i], others[i], errs[i] = s.fileDiagnostics(ctx, files[i], o)
 			}
 		}()
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	return appendOthers(out, others, o.OtherFiles), errors.Join(errs...)
 }
 
-func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOptions) (messages.FileReport, error) {
+func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOptions) (messages.FileReport, []messages.FileReport, error) {
 	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
-		return messages.FileReport{Path: path}, err
+		return messages.FileReport{Path: path}, nil, err
 	}
-	res, err := s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncCurrent, Fresh: true}, o, -1)
+	res, err := s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncCurrent, Fresh: true}, o)
 	if err != nil {
-		return messages.FileReport{Path: path}, err
+		return messages.FileReport{Path: path}, nil, err
 	}
-	return res.Files[0], nil
+	return res.Files[0], res.Files[1:], nil
+}
+
+// appendOthers appends the other files of every answer, each once, none
+// that was named, at most max (default 5; negative: none).
+func appendOthers(named []messages.FileReport, others [][]messages.FileReport, max int) []messages.FileReport {
+	if max < 0 {
+		return named
+	}
+	if max == 0 {
+		max = 5
+	}
+	seen := make(map[string]bool, len(named))
+	for _, f := range named {
+		seen[f.URI] = true
+	}
+	n := 0
+	for _, fs := range others {
+		for _, f := range fs {
+			if n == max {
+				return named
+			}
+			if !seen[f.URI] {
+				seen[f.URI] = true
+				named = append(named, f)
+				n++
+			}
+		}
+	}
+	return named
 }
 
 // Open opens a file (its text read from disk) on its servers for this

@@ -47,6 +47,7 @@ type DiagnosticsOutput struct {
 // is not fresh. More counts the diagnostics beyond the cap.
 type FileDiagnostics struct {
 	Path        string       `json:"path"`
+	Other       bool         `json:"other,omitempty"` // not asked for: its diagnostics changed since the previous answer
 	Status      string       `json:"status"`
 	Detail      string       `json:"detail,omitempty"`
 	Servers     []string     `json:"servers"`
@@ -99,8 +100,18 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 	}
 	ed := t.rt.Editor()
 	var b strings.Builder
-	if err := ed.Render(&b, reports); err != nil {
+	named := slices.IndexFunc(reports, func(r messages.FileReport) bool { return r.Other })
+	if named < 0 {
+		named = len(reports)
+	}
+	if err := ed.Render(&b, reports[:named]); err != nil {
 		return nil, DiagnosticsOutput{}, err
+	}
+	if named < len(reports) {
+		b.WriteString("Other files with errors new since the previous answer (files this change may have broken):\n")
+		if err := ed.Render(&b, reports[named:]); err != nil {
+			return nil, DiagnosticsOutput{}, err
+		}
 	}
 	out := DiagnosticsOutput{Files: make([]FileDiagnostics, 0, len(reports))}
 	for _, r := range reports {
@@ -139,7 +150,11 @@ func (t *tools) fileReports(ctx context.Context, files []string, wait bool) ([]m
 	}
 }
 
-func notReady(r messages.FileReport) bool { return r.Status == messages.StatusNotReady }
+// notReady reports a file whose server is still starting or indexing (not
+// one that crashed: that answer says so at once).
+func notReady(r messages.FileReport) bool {
+	return r.Status == messages.StatusNotReady && !strings.Contains(r.Detail, "crashed")
+}
 
 // checkFiles checks the files before anything is synced, so one bad name
 // fails the call at once with every problem named; duplicates are dropped.
@@ -172,7 +187,7 @@ func (t *tools) checkFiles(files []string) ([]string, error) {
 
 // fileDiagnostics converts a report to the editor view.
 func fileDiagnostics(ed *agentlsp.Editor, r messages.FileReport) FileDiagnostics {
-	f := FileDiagnostics{Path: ed.Rel(r.Path), Status: string(r.Status), Detail: r.Detail,
+	f := FileDiagnostics{Path: ed.Rel(r.Path), Other: r.Other, Status: string(r.Status), Detail: r.Detail,
 		Servers: append([]string{}, r.Servers...), Diagnostics: []Diagnostic{}, More: r.More}
 	for _, d := range ed.FileDiagnostics(r) {
 		f.Diagnostics = append(f.Diagnostics, Diagnostic{

@@ -38,7 +38,7 @@ var Operations = []Operation{OpDefinition, OpReferences, OpHover, OpDocumentSymb
 // LSPInput is the lsp tool's input.
 type LSPInput struct {
 	Operation Operation `json:"operation" jsonschema:"what to ask: goToDefinition, findReferences (declaration included), hover, documentSymbol (outline of filePath), workspaceSymbol (search by query), goToImplementation, prepareCallHierarchy, incomingCalls (callers), outgoingCalls (callees)"`
-	FilePath  string    `json:"filePath,omitempty" jsonschema:"the file, relative to the workspace or absolute; needed by every operation but workspaceSymbol"`
+	FilePath  string    `json:"filePath,omitempty" jsonschema:"the file, relative to the workspace or absolute; needed by every operation but workspaceSymbol (where it narrows the search to that file's language servers and project)"`
 	Line      int       `json:"line,omitempty" jsonschema:"1-based line number, as editors show it; needed by every operation but documentSymbol and workspaceSymbol"`
 	Character int       `json:"character,omitempty" jsonschema:"1-based column counted in characters, as editors show it; not needed when symbol is given"`
 	Symbol    string    `json:"symbol,omitempty" jsonschema:"a name on that line to point at instead of a column (its first whole-word occurrence); more reliable than counting characters"`
@@ -56,6 +56,9 @@ type LSPOutput struct {
 	Servers  []string `json:"servers"`
 	Indexing bool     `json:"indexing,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+	// Starting names the servers asked that were still starting when the
+	// answer was due (workspaceSymbol): ask again shortly.
+	Starting []string `json:"starting,omitempty"`
 	// Locations answer goToDefinition, findReferences (declaration
 	// included) and goToImplementation, sorted by path and position.
 	Locations []agentlsp.EditorLocation `json:"locations,omitempty"`
@@ -157,7 +160,11 @@ func (t *tools) navigate(ctx context.Context, v *view, in LSPInput) (LSPOutput, 
 		if strings.TrimSpace(in.Query) == "" {
 			return LSPOutput{}, fmt.Errorf("%w: query is required for workspaceSymbol (a name or part of one)", ErrBadInput)
 		}
-		ans, err := s.WorkspaceSymbols(ctx, in.Query)
+		var narrow []string
+		if in.FilePath != "" {
+			narrow = append(narrow, in.FilePath) // only that file's servers
+		}
+		ans, err := s.WorkspaceSymbols(ctx, in.Query, narrow...)
 		return v.symbols(in.Operation, ans, err)
 	case OpDocumentSymbol:
 		path, err := t.file(in)

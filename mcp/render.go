@@ -36,6 +36,9 @@ func (v *view) render(out LSPOutput, in LSPInput) string {
 	for _, e := range out.Errors {
 		fmt.Fprintf(&b, "note: %s\n", indent(e))
 	}
+	if len(out.Starting) > 0 {
+		fmt.Fprintf(&b, "note: still starting, not in this answer: %s (ask again shortly)\n", strings.Join(out.Starting, ", "))
+	}
 	return b.String()
 }
 

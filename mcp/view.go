@@ -48,6 +48,7 @@ func (v *view) merge(out *LSPOutput, a results.Answer) {
 	}
 	out.Indexing = out.Indexing || a.Indexing
 	out.Errors = append(out.Errors, a.Errors...)
+	out.Starting = append(out.Starting, a.Starting...)
 }
 
 // loc converts an LSP range in a file (a path, or a URI for other

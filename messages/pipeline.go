@@ -88,6 +88,9 @@ type EditResult struct {
 	Status  Status
 	Files   []FileReport
 	Elapsed time.Duration
+	// Servers is each server's version of the document the answer
+	// describes: the change was applied at these versions.
+	Servers []ServerVersion
 }
 
 // FileReport is the diagnostics of one file in an answer.
@@ -99,6 +102,10 @@ type FileReport struct {
 	More        int      // how many more there were beyond the cap
 	Servers     []string // servers whose diagnostics are included
 	Detail      string   // why the status is not fresh, when it is not
+	// Other marks a file the call did not name: its diagnostics changed
+	// because of the edit (or, for a diagnostics call, since the session's
+	// previous answer) and it has errors the session was not shown.
+	Other bool
 }
 
 // Subscribe registers the sender as the session's subscriber for passive

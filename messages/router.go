@@ -146,14 +146,17 @@ type FileRequest struct {
 	Timeout time.Duration
 }
 
-// WorkspaceRequest sends an LSP request to every running server, or when
-// none runs, to the servers the workspace's root markers imply. The reply
-// is FileResponse.
+// WorkspaceRequest sends an LSP request to every server of the workspace:
+// those running and those the workspace's root markers imply (started as
+// needed, bounded); with Path, only the servers of that file. The reply is
+// FileResponse, where servers still starting when the answer was due are
+// marked Starting.
 type WorkspaceRequest struct {
 	ID      uint64
 	Method  string
 	Params  json.RawMessage
 	Timeout time.Duration
+	Path    string
 }
 
 // FileResponse answers FileRequest and WorkspaceRequest with one result
@@ -170,6 +173,7 @@ type ServerResult struct {
 	Result   json.RawMessage
 	Err      error
 	Indexing bool
+	Starting bool // the server was not running yet and did not answer in time
 }
 
 // GetRouterStatus asks the router for RouterStatus.

@@ -31,10 +31,23 @@ type FileChange struct {
 }
 
 // FilesChanged is a debounced batch of changes on disk under a workspace,
-// sent by the watcher. Fire and forget: no reply.
+// sent by the watcher. Barriers lists the barriers (WatchBarrier) this
+// batch completes: every change made before them is in this batch or an
+// earlier one. Partial says the watcher may have missed changes (a
+// directory bound, a lost event, nothing watched): the receiver must look
+// at the disk itself. Fire and forget: no reply.
 type FilesChanged struct {
 	Workspace string
 	Changes   []FileChange
+	Barriers  []uint64
+	Partial   bool
+}
+
+// WatchBarrier asks a watcher to send, as soon as it has read every change
+// made before it was asked, a FilesChanged naming ID in Barriers (without
+// waiting for its debounce window). No other reply.
+type WatchBarrier struct {
+	ID uint64
 }
 
 // GetWatcherStatus asks a watcher actor for its status; it answers at

@@ -67,6 +67,10 @@ func Split(fr *messages.FileResponse) ([]messages.ServerResult, Answer, error) {
 	var errs []error
 	for _, r := range fr.Results {
 		ans.Indexing = ans.Indexing || r.Indexing
+		if r.Starting {
+			ans.Starting = append(ans.Starting, r.ServerID)
+			continue
+		}
 		if r.Err != nil {
 			errs = append(errs, r.Err)
 			ans.Errors = append(ans.Errors, r.Err.Error())
@@ -75,7 +79,7 @@ func Split(fr *messages.FileResponse) ([]messages.ServerResult, Answer, error) {
 		ok = append(ok, r)
 		ans.Servers = append(ans.Servers, r.ServerID)
 	}
-	if len(ok) == 0 {
+	if len(ok) == 0 && len(ans.Starting) == 0 {
 		return nil, ans, fmt.Errorf("%w: %w", ErrNoResult, errors.Join(errs...))
 	}
 	return ok, ans, nil

@@ -10,32 +10,33 @@ import (
 const maxQuoted = 120
 
 // SymbolColumn returns the 0-based column, in characters (code points), of
-// the first whole-word occurrence of symbol in line, where words are made
-// of letters, digits, '_' and '$' (as in JavaScript). With no whole-word
-// occurrence it returns the first plain one; with none at all, an error
-// wrapping ErrSymbolNotFound that quotes the line (cut to 120 bytes).
+// the first whole-word occurrence of symbol in line: not glued to an
+// identifier character on either side, where identifiers are made of
+// letters and digits of any script, '_' and '$' (as in JavaScript). A part
+// of a longer identifier ("tring" in "string") is not a match. With no
+// whole-word occurrence, the error wraps ErrSymbolNotFound and quotes the
+// line (cut to 120 bytes), saying when the symbol occurs only inside
+// longer words.
 func SymbolColumn(line, symbol string) (int, error) {
 	if symbol == "" {
 		return 0, errorf(ErrSymbolNotFound, "empty symbol")
 	}
-	first := -1
+	inWord := false
 	for i := 0; i <= len(line); {
 		j := strings.Index(line[i:], symbol)
 		if j < 0 {
 			break
 		}
 		at := i + j
-		if first < 0 {
-			first = at
-		}
 		if wholeWord(line, at, at+len(symbol)) {
 			return utf8.RuneCountInString(line[:at]), nil
 		}
+		inWord = true
 		_, size := utf8.DecodeRuneInString(line[at:])
 		i = at + size
 	}
-	if first >= 0 {
-		return utf8.RuneCountInString(line[:first]), nil
+	if inWord {
+		return 0, errorf(ErrSymbolNotFound, "symbol %q occurs only inside longer words in line %q", symbol, clip(line))
 	}
 	return 0, errorf(ErrSymbolNotFound, "symbol %q not found in line %q", symbol, clip(line))
 }

@@ -13,8 +13,11 @@ func TestSymbolColumn(t *testing.T) {
 		wantErr      string
 	}{
 		{"func Foo() {}", "Foo", 5, ""},
-		{"x := FooBar + Foo", "Foo", 14, ""},      // whole word beats the earlier prefix
-		{"x := FooBar", "Foo", 5, ""},             // no whole word: the first plain occurrence
+		{"x := FooBar + Foo", "Foo", 14, ""}, // whole word beats the earlier prefix
+		{"x := FooBar", "Foo", 0, `textpos: symbol "Foo" occurs only inside longer words in line "x := FooBar"`},
+		{"func Greeting(name string) string", "tring", 0, `textpos: symbol "tring" occurs only inside longer words in line "func Greeting(name string) string"`},
+		{"x := naïveté + té", "té", 15, ""},       // letters of any script are word characters
+		{"v := x2 + x", "x", 10, ""},              // so are digits
 		{"my_foo := foo_bar(foo)", "foo", 18, ""}, // '_' is a word character
 		{"let $el = el; el.x", "el", 10, ""},      // '$' is a word character (JavaScript)
 		{"const café = 1; fé", "fé", 16, ""},      // columns count characters

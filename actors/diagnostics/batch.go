@@ -19,6 +19,9 @@ type session struct {
 	subscriber *actor.PID
 	unacked    bool
 	dirty      map[string]bool
+	// answeredSeq is the store's write count at the session's last answer
+	// (0 before the first).
+	answeredSeq uint64
 }
 
 type flushBatches struct{}

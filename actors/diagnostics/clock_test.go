@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -74,7 +75,9 @@ func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
 		t.Errorf("result = %s %v, want fresh with both phases", r.Status, actortest.MessagesOf(r.Files[0]))
 	}
 
-	// An edit nobody answers is released at its timeout, with the detail.
+	// An edit nobody answers is released at its timeout: what is stored
+	// describes version 2, so the answer is stale (never "timeout" as if
+	// it were current) and says which version it describes.
 	send(&messages.EditStarted{EditID: 2, Session: "a", URI: fakeURI})
 	await(&messages.AwaitEdit{EditID: 2, Session: "a", URI: fakeURI,
 		Servers: []messages.ServerVersion{{ServerKey: fakeSrv, Version: 3}}, Timeout: time.Second})
@@ -87,7 +90,7 @@ func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
 	}
 	clock.Advance(time.Millisecond)
 	testenv.Eventually(t, 10*time.Second, "edit released at its timeout", released)
-	if r := <-results; r.Status != messages.StatusTimeout || r.Files[0].Detail == "" {
-		t.Errorf("unanswered edit = %s %q, want timeout with a detail", r.Status, r.Files[0].Detail)
+	if r := <-results; r.Status != messages.StatusStale || !strings.Contains(r.Files[0].Detail, "version 2 of the file, not version 3") {
+		t.Errorf("unanswered edit = %s %q, want stale, describing version 2", r.Status, r.Files[0].Detail)
 	}
 }

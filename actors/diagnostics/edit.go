@@ -81,7 +81,8 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 	}
 	if p := en.Push; p != nil {
 		if p.HasVersion && p.Version >= w.Version || !p.HasVersion && p.At.After(w.SentAt) {
-			return true, false
+			// A push a settle window old already had its later phases.
+			return true, p.At.Add(e.Settle).Before(a.now())
 		}
 	}
 	return false, false

@@ -2,7 +2,7 @@ package diagnostics
 
 import (
 	"errors"
-	"sort"
+	"fmt"
 	"strings"
 
 	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
@@ -43,9 +43,17 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	res.Files = append(res.Files, messages.FileReport{
 		URI: e.URI, Status: status, Diagnostics: kept, More: more + dropped, Servers: servers, Detail: detail,
 	})
-	res.Files = append(res.Files, a.cascade(e, minSev, maxOther)...)
+	if req.All {
+		res.Files = append(res.Files, a.sessionCascade(e, minSev, maxOther)...)
+	} else {
+		res.Files = append(res.Files, a.cascade(e, minSev, maxOther)...)
+	}
 	res.Elapsed = a.now().Sub(e.Started)
+	res.Servers = append(res.Servers, req.Servers...)
 	a.markDelivered(e.Session, res.Files)
+	if e.Session != "" {
+		a.session(e.Session).answeredSeq = a.store.Seq()
+	}
 	return res
 }
 
@@ -59,7 +67,7 @@ func (a *diagnosticsActor) editStatus(e *edits.Edit, timedOut string) (messages.
 	status := messages.StatusFresh
 	var details []string
 	for _, w := range e.Waits {
-		s, why := a.waitStatus(w, timedOut)
+		s, why := a.waitStatus(e, w, timedOut)
 		if s.Rank() > status.Rank() {
 			status = s
 		}
@@ -73,8 +81,10 @@ func (a *diagnosticsActor) editStatus(e *edits.Edit, timedOut string) (messages.
 	return status, strings.Join(details, "; ")
 }
 
-func (a *diagnosticsActor) waitStatus(w *edits.Wait, timedOut string) (messages.Status, string) {
+// waitStatus says what one server's part of an answer is worth.
+func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut string) (messages.Status, string) {
 	v := a.server(w.ServerKey)
+	en := a.store.Get(store.Key{Server: w.ServerKey, URI: e.URI})
 	switch {
 	case w.Err != nil && errors.Is(w.Err, messages.ErrServerBroken), w.Err == nil && v.broken:
 		err := w.Err
@@ -86,8 +96,13 @@ func (a *diagnosticsActor) waitStatus(w *edits.Wait, timedOut string) (messages.
 		return messages.StatusServerBroken, w.Err.Error()
 	case w.Done:
 		return messages.StatusFresh, ""
+	case v.state == messages.StateError:
+		return messages.StatusNotReady, "the server crashed and is starting again; " + timedOut + "; " + errText(v.err)
 	case v.state == messages.StateStarting || v.indexing:
 		return messages.StatusNotReady, "still starting or indexing; " + timedOut
+	case !en.Empty() && en.Latest() < w.Version:
+		return messages.StatusStale, fmt.Sprintf("the diagnostics shown describe version %d of the file, not version %d; %s",
+			en.Latest(), w.Version, timedOut)
 	}
 	return messages.StatusTimeout, timedOut
 }
@@ -97,45 +112,6 @@ func errText(err error) string {
 		return "broken"
 	}
 	return err.Error()
-}
-
-// cascade finds the other documents whose diagnostics changed since the
-// edit started and that now have problems they did not have: importers
-// broken by the edit.
-func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
-	mine := make(map[messages.ServerKey]bool, len(e.Waits))
-	for _, w := range e.Waits {
-		mine[w.ServerKey] = true
-	}
-	changed := make(map[string]bool)
-	for k := range a.store.ChangedSince(e.StartSeq) {
-		// Only documents of this edit's servers that nobody edited since:
-		// another agent's breakage is not this edit's.
-		if k.URI != e.URI && mine[k.Server] && !a.edits.EditedElsewhere(e, k.URI) {
-			changed[k.URI] = true
-		}
-	}
-	uris := make([]string, 0, len(changed))
-	for u := range changed {
-		uris = append(uris, u)
-	}
-	sort.Strings(uris)
-	var out []messages.FileReport
-	for _, u := range uris {
-		if len(out) == maxFiles {
-			break
-		}
-		cur, servers, _ := a.store.Merged(u, a.store.Get)
-		base, _, _ := a.store.Merged(u, a.baseline(e))
-		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
-		if len(added) == 0 {
-			continue
-		}
-		dedup.Sort(added)
-		kept, more := dedup.Cap(added, dedup.PerFile)
-		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more, Servers: servers})
-	}
-	return out
 }
 
 // snapshot answers GetDiagnostics from the store without waiting.

@@ -2,6 +2,7 @@ package router
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,50 +23,17 @@ type sentCall struct {
 // waits for a server actor's answer (the server answers timeouts itself).
 const futureSlack = 5 * time.Second
 
-func (r *routerActor) onFileRequest(ctx actor.Context, m *messages.FileRequest) {
+func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
 	rt, err := r.route(m.Path)
 	if err != nil {
-		ctx.Respond(&messages.FileResponse{ID: m.ID, Err: err})
+		r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: err})
 		return
 	}
 	keys := make([]messages.ServerKey, len(rt.targets))
 	for i, t := range rt.targets {
 		keys[i] = t.ServerKey
 	}
-	r.fanoutRequest(ctx, ctx.Sender(), m.ID, m.Method, m.Params, m.Timeout, keys, rt.defs)
-}
-
-// onWorkspaceRequest sends a request to every server actor there is, or,
-// when there is none, to the servers the workspace's markers imply (found
-// by a bounded walk in a reaper goroutine).
-func (r *routerActor) onWorkspaceRequest(ctx actor.Context, m *messages.WorkspaceRequest) {
-	sender := ctx.Sender()
-	if len(r.servers) > 0 {
-		var keys []messages.ServerKey
-		var defs []*config.Server
-		for k, e := range r.servers {
-			keys, defs = append(keys, k), append(defs, e.def)
-		}
-		r.fanoutRequest(ctx, sender, m.ID, m.Method, m.Params, m.Timeout, keys, defs)
-		return
-	}
-	servers := r.cfg.Registry.Servers()
-	f := actor.NewFuture(ctx.ActorSystem(), time.Minute)
-	root, workspace := ctx.ActorSystem().Root, r.cfg.Workspace
-	r.cfg.Reaper.Go(func() { root.Send(f.PID(), impliedTargets(workspace, servers)) })
-	ctx.ReenterAfter(f, func(res any, err error) {
-		keys, _ := res.([]messages.ServerKey)
-		if len(keys) == 0 {
-			ctx.Send(sender, &messages.FileResponse{ID: m.ID, Err: &messages.PathError{
-				Path: workspace, Kind: messages.ErrNoServer, Detail: "no running server and no root marker found"}})
-			return
-		}
-		defs := make([]*config.Server, len(keys))
-		for i, k := range keys {
-			defs[i], _ = r.cfg.Registry.Get(k.ServerID)
-		}
-		r.fanoutRequest(ctx, sender, m.ID, m.Method, m.Params, m.Timeout, keys, defs)
-	})
+	r.fanoutRequest(ctx, sender, m.ID, m.Method, m.Params, m.Timeout, keys, rt.defs)
 }
 
 // fanoutRequest sends the request to each server and replies with every
@@ -73,16 +41,29 @@ func (r *routerActor) onWorkspaceRequest(ctx actor.Context, m *messages.Workspac
 // caller's id maps to them for Cancel.
 func (r *routerActor) fanoutRequest(ctx actor.Context, sender *actor.PID, id uint64, method string,
 	params json.RawMessage, timeout time.Duration, keys []messages.ServerKey, defs []*config.Server) {
+	timeouts := make([]time.Duration, len(keys))
+	for i := range timeouts {
+		timeouts[i] = timeout
+	}
+	r.fanoutRequestEach(ctx, sender, id, method, params, timeouts, keys, defs)
+}
+
+// fanoutRequestEach is fanoutRequest with a timeout per server. A server
+// that was not running when asked and answers that it did not start in
+// time is reported as starting, not failed.
+func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, id uint64, method string,
+	params json.RawMessage, timeouts []time.Duration, keys []messages.ServerKey, defs []*config.Server) {
 	reply := &messages.FileResponse{ID: id, Results: make([]messages.ServerResult, len(keys))}
 	left := len(keys)
 	for i, key := range keys {
 		e := r.server(ctx, key, defs[i])
 		e.sent++
 		r.nextID++
-		sub := &messages.Request{ID: r.nextID, Method: method, Params: params, Timeout: timeout}
+		sub := &messages.Request{ID: r.nextID, Method: method, Params: params, Timeout: timeouts[i]}
 		r.calls[id] = append(r.calls[id], sentCall{pid: e.pid, id: sub.ID})
 		reply.Results[i].ServerKey = key
-		wait := timeout
+		wasRunning := e.state == messages.StateRunning
+		wait := timeouts[i]
 		if wait <= 0 {
 			wait = e.lim.RequestTimeout
 		}
@@ -91,6 +72,7 @@ func (r *routerActor) fanoutRequest(ctx actor.Context, sender *actor.PID, id uin
 			out := &reply.Results[i]
 			if resp, ok := res.(*messages.Response); ok && err == nil {
 				out.Result, out.Err, out.Indexing = resp.Result, resp.Err, resp.Indexing
+				out.Starting = !wasRunning && errors.Is(resp.Err, messages.ErrStartupTimeout)
 			} else {
 				out.Err = fmt.Errorf("agentlsp: server actor %s did not answer: %v", key.ServerID, err)
 			}

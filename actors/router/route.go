@@ -83,18 +83,35 @@ func (r *routerActor) rootOf(def *config.Server, abs string) (string, bool) {
 	return root, ok
 }
 
+// Bounds of the walk for implied roots.
+const (
+	maxImpliedDepth = 6
+	maxImpliedDirs  = 2000
+)
+
 // impliedTargets finds the servers the workspace's root markers imply: a
-// bounded walk (depth 3, 2000 directories, ignored directories skipped)
-// looking for each enabled server's markers. It runs in a goroutine.
+// breadth-first walk (depth 6, at most 2000 directories read, ignored
+// directories skipped) looking for each enabled server's markers. It runs
+// in a goroutine.
 func impliedTargets(workspace string, servers []*config.Server) []messages.ServerKey {
+	keys, _ := impliedWalk(workspace, servers, maxImpliedDirs)
+	return keys
+}
+
+// impliedWalk is impliedTargets with its bound, reporting the directories
+// it read.
+func impliedWalk(workspace string, servers []*config.Server, maxDirs int) ([]messages.ServerKey, int) {
 	seen := make(map[messages.ServerKey]bool)
 	ignored := paths.NewFilter(nil)
 	var out []messages.ServerKey
 	dirs := []string{workspace}
 	visited := 0
-	for depth := 0; depth <= 3 && len(dirs) > 0 && visited < 2000; depth++ {
+	for depth := 0; depth <= maxImpliedDepth && len(dirs) > 0; depth++ {
 		var next []string
 		for _, dir := range dirs {
+			if visited == maxDirs {
+				return out, visited
+			}
 			visited++
 			entries, err := os.ReadDir(dir)
 			if err != nil {
@@ -124,7 +141,7 @@ func impliedTargets(workspace string, servers []*config.Server) []messages.Serve
 		}
 		dirs = next
 	}
-	return out
+	return out, visited
 }
 
 // firstPresent returns the first marker (a name or a glob) present in names.

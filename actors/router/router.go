@@ -68,6 +68,9 @@ type routerActor struct {
 	calls   map[uint64][]sentCall  // caller request id -> where it went
 	watcher *actor.PID
 	nextID  uint64
+	timers  *lifecycle.Timers
+	b       barriers
+	implied []messages.ServerKey // the roots the workspace's markers imply; nil: walk again
 }
 
 // serverEntry is the router's view of one server actor.
@@ -88,6 +91,20 @@ type serverEntry struct {
 	work, workTitle string
 }
 
+// dispatch handles a client message admitted now or released by a barrier.
+func (r *routerActor) dispatch(ctx actor.Context, h held) {
+	switch m := h.msg.(type) {
+	case *messages.SyncDocument:
+		r.onSync(ctx, h.sender, m)
+	case *messages.EndSession:
+		r.onEndSession(ctx, h.sender, m)
+	case *messages.FileRequest:
+		r.onFileRequest(ctx, h.sender, m)
+	case *messages.WorkspaceRequest:
+		r.onWorkspaceRequest(ctx, h.sender, m)
+	}
+}
+
 // Receive dispatches one message; it never blocks.
 func (r *routerActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
@@ -95,6 +112,7 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		r.onStarted(ctx)
 	case *actor.Stopping:
 		r.strategy.Stop()
+		r.timers.StopAll()
 	case *actor.Terminated:
 		r.onTerminated(m)
 	case *messages.StateChanged:
@@ -105,14 +123,12 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		r.onServerIdle(ctx, m)
 	case *messages.Resolve:
 		ctx.Respond(r.resolve(m.Path))
-	case *messages.SyncDocument:
-		r.onSync(ctx, m)
-	case *messages.EndSession:
-		r.onEndSession(ctx, m)
-	case *messages.FileRequest:
-		r.onFileRequest(ctx, m)
-	case *messages.WorkspaceRequest:
-		r.onWorkspaceRequest(ctx, m)
+	case *messages.SyncDocument, *messages.EndSession, *messages.FileRequest, *messages.WorkspaceRequest:
+		r.admit(ctx, m)
+	case *lifecycle.Fired:
+		if m, ok := r.timers.Fired(m).(*barrierTimeout); ok {
+			r.onBarrierTimeout(ctx, m)
+		}
 	case *messages.Cancel:
 		r.onCancel(ctx, m)
 	case *messages.FilesChanged:
@@ -129,6 +145,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.roots = make(map[rootKey]rootResult)
 	r.docs = make(map[string]*document)
 	r.calls = make(map[uint64][]sentCall)
+	r.timers = lifecycle.NewTimers(ctx, nil)
 	if r.cfg.Watch {
 		r.watcher = ctx.Spawn(watcher.NewProps(watcher.Config{
 			Workspace: r.cfg.Workspace, Target: r.self, Reaper: r.cfg.Reaper,

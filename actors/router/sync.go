@@ -15,8 +15,7 @@ import (
 const syncTimeout = 30 * time.Second
 
 // onSync opens, changes, saves or closes a file on all its servers.
-func (r *routerActor) onSync(ctx actor.Context, m *messages.SyncDocument) {
-	sender := ctx.Sender()
+func (r *routerActor) onSync(ctx actor.Context, sender *actor.PID, m *messages.SyncDocument) {
 	abs, err := paths.InWorkspace(r.cfg.Workspace, m.Path)
 	if err != nil {
 		r.reply(ctx, sender, &messages.FileSynced{Path: m.Path, Err: err})
@@ -100,8 +99,8 @@ func (r *routerActor) syncCurrent(ctx actor.Context, sender *actor.PID, m *messa
 
 // sendText sends the document's text to every server (a no-op for those
 // that have it) and replies with their versions; with fresh, servers that
-// had it already are touched.
-func (r *routerActor) sendText(ctx actor.Context, sender *actor.PID, doc *document, fresh bool) {
+// had it already are touched. done, when given, runs after the reply.
+func (r *routerActor) sendText(ctx actor.Context, sender *actor.PID, doc *document, fresh bool, done ...func()) {
 	text := doc.text
 	r.fanoutSync(ctx, sender, doc, func(t messages.Target) any {
 		return &messages.OpenDocument{URI: doc.uri, LanguageID: t.LanguageID, Text: text}
@@ -109,9 +108,12 @@ func (r *routerActor) sendText(ctx actor.Context, sender *actor.PID, doc *docume
 		reply.Text = text
 		if fresh {
 			r.touchUnchanged(ctx, sender, doc, reply)
-			return
+		} else {
+			r.reply(ctx, sender, reply)
 		}
-		r.reply(ctx, sender, reply)
+		for _, f := range done {
+			f()
+		}
 	})
 }
 
@@ -159,17 +161,24 @@ func (r *routerActor) closeDoc(ctx actor.Context, sender *actor.PID, abs string,
 		r.reply(ctx, sender, &messages.FileSynced{Path: abs, URI: doc.uri})
 		return
 	}
-	r.closeOnServers(ctx, sender, doc)
+	r.closeOnServers(ctx, sender, doc, nil)
 }
 
-// closeOnServers closes a document on every server and forgets it.
-func (r *routerActor) closeOnServers(ctx actor.Context, sender *actor.PID, doc *document) {
+// closeOnServers closes a document on every server and forgets it; done
+// (when not nil) runs once every server answered.
+func (r *routerActor) closeOnServers(ctx actor.Context, sender *actor.PID, doc *document, done func()) {
 	delete(r.docs, doc.path)
-	r.fanoutSync(ctx, sender, doc, func(messages.Target) any { return &messages.CloseDocument{URI: doc.uri} })
+	r.fanoutSync(ctx, sender, doc, func(messages.Target) any { return &messages.CloseDocument{URI: doc.uri} },
+		func(reply *messages.FileSynced) {
+			r.reply(ctx, sender, reply)
+			if done != nil {
+				done()
+			}
+		})
 }
 
 // onEndSession drops every reference the session holds.
-func (r *routerActor) onEndSession(ctx actor.Context, m *messages.EndSession) {
+func (r *routerActor) onEndSession(ctx actor.Context, sender *actor.PID, m *messages.EndSession) {
 	closed := 0
 	for _, doc := range r.docs {
 		if !doc.sessions[m.Session] {
@@ -178,10 +187,10 @@ func (r *routerActor) onEndSession(ctx actor.Context, m *messages.EndSession) {
 		delete(doc.sessions, m.Session)
 		closed++
 		if len(doc.sessions) == 0 {
-			r.closeOnServers(ctx, nil, doc)
+			r.closeOnServers(ctx, nil, doc, nil)
 		}
 	}
-	ctx.Respond(&messages.SessionEnded{Session: m.Session, Released: closed})
+	r.reply(ctx, sender, &messages.SessionEnded{Session: m.Session, Released: closed})
 }
 
 // fanoutSync sends one document message per target and, once every server

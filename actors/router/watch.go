@@ -35,46 +35,50 @@ func (r *routerActor) readDisk(ctx actor.Context, abs, given string, then func(*
 }
 
 // onFilesChanged handles changes on disk seen by the watcher: the root
-// cache is dropped when files appear or disappear (a marker may have), the
-// changes go to every server actor (each forwards those its server
+// caches are dropped when files appear or disappear (a marker may have),
+// the changes go to every server actor (each forwards those its server
 // registered for), open documents whose content changed on disk are
-// re-synced from disk, and open documents deleted on disk are closed.
+// re-synced from disk, and open documents deleted on disk are closed. When
+// the watcher may have missed changes, every open document is compared
+// with the disk. Then the barriers the batch completes are released once
+// that work is done.
 func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged) {
 	for _, c := range m.Changes {
 		if c.Type != messages.FileChanged {
 			clear(r.roots)
+			r.implied = nil
 			break
 		}
 	}
-	for _, e := range r.servers {
-		ctx.Send(e.pid, m)
-	}
-	for _, c := range m.Changes {
-		doc, ok := r.docs[c.Path]
-		if !ok {
-			continue
-		}
-		stamp := paths.StampOf(c.Path)
-		switch {
-		case !stamp.Exists() && doc.stamp.Exists():
-			r.cfg.Logger.Debug("open document deleted on disk; closing it", "path", c.Path)
-			r.closeOnServers(ctx, nil, doc)
-		case stamp.Exists() && !doc.current(stamp):
-			r.resync(ctx, c.Path, doc)
+	if len(m.Changes) > 0 {
+		for _, e := range r.servers {
+			ctx.Send(e.pid, m)
 		}
 	}
+	if m.Partial {
+		r.checkStamps(ctx)
+	} else {
+		for _, c := range m.Changes {
+			if doc, ok := r.docs[c.Path]; ok {
+				r.diskChanged(ctx, c.Path, doc, paths.StampOf(c.Path), true)
+			}
+		}
+	}
+	r.barrierReached(ctx, m.Barriers)
 }
 
 // resync reads an open file from disk and sends its text to the file's
 // servers (a no-op for those that have it already), unless the document
-// changed meanwhile.
-func (r *routerActor) resync(ctx actor.Context, path string, doc *document) {
+// changed meanwhile; done runs when the servers answered (or nothing was
+// sent).
+func (r *routerActor) resync(ctx actor.Context, path string, doc *document, done func()) {
 	gen := doc.gen
 	r.readDisk(ctx, path, path, func(read *diskRead) {
 		if read.err != nil || r.docs[path] != doc || doc.gen != gen {
-			return // unreadable, closed or changed meanwhile
+			done() // unreadable, closed or changed meanwhile
+			return
 		}
 		doc.setText(read.text, read.stamp, true)
-		r.sendText(ctx, nil, doc, false)
+		r.sendText(ctx, nil, doc, false, done)
 	})
 }

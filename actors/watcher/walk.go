@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -18,7 +19,7 @@ import (
 // readWatchEvents forwards w's events (classified, in batches) and errors
 // to the actor until w is closed. It owns the file sizes that tell a
 // resize (a change) from a pure chmod (ignored).
-func readWatchEvents(w *fsnotify.Watcher, gen uint64, send func(any)) {
+func readWatchEvents(w *fsnotify.Watcher, marks string, gen uint64, send func(any)) {
 	sizes := make(map[string]int64)
 	errs := w.Errors
 	for {
@@ -27,12 +28,12 @@ func readWatchEvents(w *fsnotify.Watcher, gen uint64, send func(any)) {
 			if !ok {
 				return
 			}
-			batch := classify(nil, ev, sizes)
+			batch := classify(nil, ev, marks, sizes)
 			for open := true; open && len(batch) < maxReadBatch; { // take what waits already
 				select {
 				case ev, open = <-w.Events:
 					if open {
-						batch = classify(batch, ev, sizes)
+						batch = classify(batch, ev, marks, sizes)
 					}
 				default:
 					open = false
@@ -54,7 +55,14 @@ func readWatchEvents(w *fsnotify.Watcher, gen uint64, send func(any)) {
 // classify appends ev as a change: Create is created (a directory is
 // marked, to be walked), Write changed, Remove and Rename deleted, Chmod
 // changed only when the size changed since the previous chmod.
-func classify(batch []watchEvent, ev fsnotify.Event, sizes map[string]int64) []watchEvent {
+func classify(batch []watchEvent, ev fsnotify.Event, marks string, sizes map[string]int64) []watchEvent {
+	if marks != "" && filepath.Dir(ev.Name) == marks {
+		// A barrier marker: its creation proves every earlier event was read.
+		if id, err := strconv.ParseUint(filepath.Base(ev.Name), 10, 64); err == nil && ev.Has(fsnotify.Create) {
+			return append(batch, watchEvent{barrier: id})
+		}
+		return batch
+	}
 	e := watchEvent{path: ev.Name}
 	switch {
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):

@@ -110,6 +110,7 @@ type (
 
 // watchEvent is one change as the reader saw it.
 type watchEvent struct {
+	barrier uint64 // a barrier marker was seen (no path then)
 	path    string
 	typ     messages.FileChangeType
 	dir     bool // a created directory, to walk
@@ -140,6 +141,10 @@ type watcherActor struct {
 	flushDue bool // the window ended during a walk: flush when it ends
 	dropped  int  // changes dropped, in total
 	dropping int  // changes dropped in this window, logged when it ends
+
+	marks    string   // private directory of barrier markers, watched with the workspace
+	barriers []uint64 // barriers whose markers were seen: flushed with the next batch
+	lost     bool     // events were lost since the last batch (a queue overflow)
 }
 
 // Receive dispatches one message; it never blocks.
@@ -151,7 +156,7 @@ func (a *watcherActor) Receive(ctx actor.Context) {
 		a.onStopping()
 	case *watchEvents:
 		if m.gen == a.gen {
-			a.onEvents(m)
+			a.onEvents(ctx, m)
 		}
 	case *watchWalked:
 		if m.gen == a.gen {
@@ -163,6 +168,12 @@ func (a *watcherActor) Receive(ctx actor.Context) {
 		}
 	case *messages.GetWatcherStatus:
 		ctx.Respond(a.status())
+	case *messages.WatchBarrier:
+		a.onBarrier(ctx, m)
+	case *barrierWritten:
+		if m.gen == a.gen {
+			a.onBarrierWritten(ctx, m)
+		}
 	}
 }
 
@@ -182,10 +193,11 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 		return
 	}
 	a.w, a.stop = w, make(chan struct{})
-	gen, send := a.gen, a.send
+	a.marks = a.makeMarks(w)
+	gen, send, marks := a.gen, a.send, a.marks
 	// The reader lives until w is closed (onStopping), which closes its
 	// channels; joined by the Reaper.
-	a.cfg.Reaper.Go(func() { readWatchEvents(w, gen, send) })
+	a.cfg.Reaper.Go(func() { readWatchEvents(w, marks, gen, send) })
 	a.queue = append(a.queue, a.cfg.Workspace)
 	a.walkNext()
 }
@@ -193,6 +205,7 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 // onStopping stops the timer and closes the fsnotify watcher, which ends
 // the reader and cuts a walk short. Pending changes are dropped.
 func (a *watcherActor) onStopping() {
+	a.removeMarks()
 	if a.timer != nil {
 		a.timer.Stop()
 		a.timer = nil
@@ -209,15 +222,20 @@ func (a *watcherActor) onStopping() {
 
 // onEvents records the visible changes, queues walks of new directories
 // and forgets deleted ones.
-func (a *watcherActor) onEvents(m *watchEvents) {
+func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 	if m.err != nil { // rare: fsnotify reports a queue overflow once per overflow
 		advice := "none"
 		if errors.Is(m.err, fsnotify.ErrEventOverflow) {
 			advice = "changes were lost; raise fs.inotify.max_queued_events"
 		}
 		a.cfg.Logger.Warn("watcher: file watching error", "workspace", a.cfg.Workspace, "err", m.err, "advice", advice)
+		a.lost = true // the next batch cannot prove it is complete
 	}
 	for _, e := range m.events {
+		if e.barrier != 0 {
+			a.barriers = append(a.barriers, e.barrier)
+			continue
+		}
 		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
 			continue
 		}
@@ -230,6 +248,9 @@ func (a *watcherActor) onEvents(m *watchEvents) {
 		a.record(e.path, e.typ)
 	}
 	a.walkNext()
+	if len(a.barriers) > 0 {
+		a.flushNow(ctx)
+	}
 }
 
 // forgetDir drops a deleted directory and those below it from the watched
@@ -317,7 +338,7 @@ func (a *watcherActor) flush(ctx actor.Context) {
 			"workspace", a.cfg.Workspace, "dropped", a.dropping, "maxPending", a.cfg.MaxPending)
 		a.dropping = 0
 	}
-	if len(a.pending) == 0 || a.cfg.Target == nil {
+	if len(a.pending) == 0 && len(a.barriers) == 0 || a.cfg.Target == nil {
 		clear(a.pending)
 		return
 	}
@@ -327,7 +348,9 @@ func (a *watcherActor) flush(ctx actor.Context) {
 	}
 	clear(a.pending)
 	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
-	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes})
+	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
+		Barriers: a.barriers, Partial: a.partial()})
+	a.barriers, a.lost = nil, false
 }
 
 // walkNext starts a walk of the queued directories unless one runs. Walks

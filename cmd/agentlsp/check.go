@@ -21,9 +21,11 @@ language server that serves it, and prints each diagnostic on one line:
   path:line:col: severity: message [source/code]
 
 Paths are relative to the workspace; lines and columns are 1-based, columns
-in characters. A file whose diagnostics are not fresh (a server timed out,
-is still indexing or is broken) is named on stderr with the reason, and so
-is a file with more diagnostics than the 20 a file shows.
+in characters. After the named files come up to 5 other files whose errors
+the check brought to light (files the named ones broke, for instance);
+--only leaves them out. A file whose diagnostics are not fresh (a server
+timed out, is still indexing or is broken) is named on stderr with the
+reason, and so is a file with more diagnostics than the 20 a file shows.
 
 Exit status: 0 no error-severity diagnostic, 1 errors found, 2 usage error,
 3 a file could not be checked (bad path, no server, broken server).`
@@ -34,6 +36,7 @@ const maxParallelFiles = 8
 // checkOptions are check's parsed flags and arguments.
 type checkOptions struct {
 	json     bool
+	only     bool
 	severity messages.Severity
 	timeout  time.Duration
 	files    []string
@@ -43,13 +46,15 @@ type checkOptions struct {
 type fileResult struct {
 	arg    string // the path as given
 	report messages.FileReport
+	others []messages.FileReport // other files the answer named
 	err    error
 }
 
 // runCheck is the check subcommand.
 func runCheck(ctx context.Context, args []string, std stdio) error {
-	fs := newFlagSet("check", "check [--json] [--severity LEVEL] [--timeout D] [global flags] FILE...", checkAbout)
+	fs := newFlagSet("check", "check [--json] [--only] [--severity LEVEL] [--timeout D] [global flags] FILE...", checkAbout)
 	asJSON := fs.Bool("json", false, "print a JSON document instead of lines")
+	only := fs.Bool("only", false, "report the named files only, not the other files whose errors came to light")
 	sev := fs.String("severity", "error", "minimum `LEVEL` reported: error, warning, info or hint")
 	timeout := fs.Duration("timeout", 0,
 		"wait at most `D` (e.g. 10s) for each file's diagnostics (default: each server's diagnostics timeout, 3s)")
@@ -57,7 +62,7 @@ func runCheck(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	opts := checkOptions{json: *asJSON, timeout: *timeout, files: files}
+	opts := checkOptions{json: *asJSON, only: *only, timeout: *timeout, files: files}
 	if opts.severity, err = parseSeverity(*sev); err != nil {
 		return usageErrorf("check", "%v", err)
 	}
@@ -115,6 +120,9 @@ func diagnose(ctx context.Context, s *agentlsp.Session, opts checkOptions) []fil
 	if opts.timeout > 0 {
 		do = append(do, agentlsp.WithTimeout(opts.timeout))
 	}
+	if opts.only {
+		do = append(do, agentlsp.WithOtherFiles(-1))
+	}
 	out := make([]fileResult, len(opts.files))
 	next := make(chan int, len(opts.files))
 	for i := range opts.files {
@@ -131,7 +139,7 @@ func diagnose(ctx context.Context, s *agentlsp.Session, opts checkOptions) []fil
 		})
 	}
 	wg.Wait()
-	return out
+	return appendOtherFiles(out)
 }
 
 func diagnoseFile(ctx context.Context, s *agentlsp.Session, path string, opts []agentlsp.EditOption) fileResult {
@@ -139,7 +147,27 @@ func diagnoseFile(ctx context.Context, s *agentlsp.Session, path string, opts []
 	if err != nil {
 		return fileResult{arg: path, err: err}
 	}
-	return fileResult{arg: path, report: reports[0]}
+	return fileResult{arg: path, report: reports[0], others: reports[1:]}
+}
+
+// appendOtherFiles appends the other files the answers named: each once,
+// none that was named itself, at most 5.
+func appendOtherFiles(named []fileResult) []fileResult {
+	seen := make(map[string]bool)
+	for _, r := range named {
+		seen[r.report.URI] = true
+	}
+	out, n := named, 0
+	for _, r := range named {
+		for _, o := range r.others {
+			if n < 5 && !seen[o.URI] {
+				seen[o.URI] = true
+				out = append(out, fileResult{arg: o.Path, report: o})
+				n++
+			}
+		}
+	}
+	return out
 }
 
 // printCheckLines prints one line per diagnostic.
@@ -210,6 +238,7 @@ type checkJSON struct {
 // server_broken or error, with the reason in Detail.
 type fileJSON struct {
 	Path        string           `json:"path"`
+	Other       bool             `json:"other,omitempty"` // not named: its errors came to light with the check
 	Status      string           `json:"status"`
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
 	More        int              `json:"more"`
@@ -246,7 +275,7 @@ func fileEntry(ed *agentlsp.Editor, r fileResult) fileJSON {
 		return fileJSON{Path: argPath(ed, r.arg), Status: errStatus(r.err),
 			Diagnostics: []diagnosticJSON{}, Detail: trimPrefix(r.err.Error())}
 	}
-	f := fileJSON{Path: ed.Rel(r.report.Path), Status: string(r.report.Status),
+	f := fileJSON{Path: ed.Rel(r.report.Path), Other: r.report.Other, Status: string(r.report.Status),
 		Diagnostics: []diagnosticJSON{}, More: r.report.More, Detail: trimPrefix(r.report.Detail)}
 	for _, d := range ed.FileDiagnostics(r.report) {
 		f.Diagnostics = append(f.Diagnostics, diagnosticJSON{

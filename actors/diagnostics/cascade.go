@@ -1,0 +1,104 @@
+package diagnostics
+
+import (
+	"sort"
+
+	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// Other files in an answer. An edit (Session.Edit) reports the files its
+// change broke: new errors against the edit's baseline. A diagnostics
+// call (Session.Diagnostics, All set) reports the files whose diagnostics
+// changed since the session's previous answer, or since the call began,
+// with errors the session was not shown yet: an agent that changed files
+// on disk between two calls hears of what the change broke elsewhere.
+
+// cascade finds the other documents whose diagnostics changed since the
+// edit started and that now have problems they did not have: importers
+// broken by the edit.
+func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
+	mine := make(map[messages.ServerKey]bool, len(e.Waits))
+	for _, w := range e.Waits {
+		mine[w.ServerKey] = true
+	}
+	changed := make(map[string]bool)
+	for k := range a.store.ChangedSince(e.StartSeq) {
+		// Only documents of this edit's servers that nobody edited since:
+		// another agent's breakage is not this edit's.
+		if k.URI != e.URI && mine[k.Server] && !a.edits.EditedElsewhere(e, k.URI) {
+			changed[k.URI] = true
+		}
+	}
+	uris := make([]string, 0, len(changed))
+	for u := range changed {
+		uris = append(uris, u)
+	}
+	sort.Strings(uris)
+	var out []messages.FileReport
+	for _, u := range uris {
+		if len(out) == maxFiles {
+			break
+		}
+		cur, servers, _ := a.store.Merged(u, a.store.Get)
+		base, _, _ := a.store.Merged(u, a.baseline(e))
+		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
+		if len(added) == 0 {
+			continue
+		}
+		dedup.Sort(added)
+		kept, more := dedup.Cap(added, dedup.PerFile)
+		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
+			Servers: servers, Other: true})
+	}
+	return out
+}
+
+// sessionCascade finds, for a diagnostics call, the documents of its
+// servers written since the session's previous answer (or since the call
+// began, for a first answer) whose errors were not shown to the session.
+func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
+	if maxFiles <= 0 || e.Session == "" {
+		return nil
+	}
+	sess := a.session(e.Session)
+	since := e.StartSeq
+	if sess.answeredSeq > 0 && sess.answeredSeq < since {
+		since = sess.answeredSeq
+	}
+	mine := make(map[messages.ServerKey]bool, len(e.Waits))
+	for _, w := range e.Waits {
+		mine[w.ServerKey] = true
+	}
+	changed := make(map[string]bool)
+	for k := range a.store.ChangedSince(since) {
+		if k.URI != e.URI && mine[k.Server] {
+			changed[k.URI] = true
+		}
+	}
+	uris := make([]string, 0, len(changed))
+	for u := range changed {
+		uris = append(uris, u)
+	}
+	sort.Strings(uris)
+	var out []messages.FileReport
+	for _, u := range uris {
+		if len(out) == maxFiles {
+			break
+		}
+		cur, servers, _ := a.store.Merged(u, a.store.Get)
+		cur = dedup.FilterSeverity(cur, minSev)
+		sess.delivered.Retain(u, cur)
+		unseen := sess.delivered.Unseen(u, cur)
+		if len(unseen) == 0 {
+			continue
+		}
+		dedup.Sort(unseen)
+		kept, more := dedup.Cap(unseen, dedup.PerFile)
+		status, detail := a.fileStatus(u)
+		out = append(out, messages.FileReport{URI: u, Status: status, Diagnostics: kept, More: more,
+			Servers: servers, Detail: detail, Other: true})
+	}
+	return out
+}
