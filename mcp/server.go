@@ -100,6 +100,9 @@ func NewServer(rt *agentlsp.Runtime, version string, opts ...Option) *sdk.Server
 func Serve(ctx context.Context, rt *agentlsp.Runtime, t sdk.Transport, version string, opts ...Option) error {
 	srv, tl := newServer(rt, version, opts)
 	err := srv.Run(ctx, t)
+	if tl.logs != nil {
+		tl.logs.forgetServer(srv)
+	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		err = nil
 	}
@@ -119,6 +122,7 @@ type tools struct {
 	session *agentlsp.Session
 	timeout time.Duration
 	log     *slog.Logger
+	logs    *logHub // nil when the runtime's logger is not a LogHandler
 }
 
 func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server, *tools) {
@@ -130,11 +134,15 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 		o.sessionID = "mcp-" + strconv.FormatUint(servers.Add(1), 10)
 	}
 	log := rt.System().Logger().With("component", "mcp")
-	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log}
+	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log, logs: logHubOf(rt)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version},
-		&sdk.ServerOptions{Logger: log, Instructions: instructions})
-	sdk.AddTool(srv, lspTool(), guard(tl, "lsp", tl.lsp))
-	sdk.AddTool(srv, diagnosticsTool(), guard(tl, "diagnostics", tl.diagnostics))
+		&sdk.ServerOptions{Logger: log, Instructions: instructions,
+			Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}})
+	if tl.logs != nil {
+		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
+	}
+	sdk.AddTool(srv, lspTool(), guard(tl, "lsp", lspScope, tl.lsp))
+	sdk.AddTool(srv, diagnosticsTool(), guard(tl, "diagnostics", diagnosticsScope, tl.diagnostics))
 	return srv, tl
 }
 
@@ -150,21 +158,25 @@ func readOnly(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
 }
 
-// guard bounds a handler by the call timeout, turns a panic into a tool
-// error and makes every error's text say which tool failed.
-func guard[In, Out any](tl *tools, name string, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+// guard bounds a handler by the call timeout, reports the progress of
+// the servers the call needs (sc says which) while it waits, turns a panic
+// into a tool error and makes every error's text say which tool failed.
+// Logs of the call carry its session in their context (see LogHandler).
+func guard[In, Out any](tl *tools, name string, sc func(In) scope, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
-		ctx, cancel := context.WithTimeout(ctx, tl.timeout)
+		ctx, cancel := context.WithTimeout(withSession(ctx, req), tl.timeout)
 		defer cancel()
 		defer func() {
 			if p := recover(); p != nil {
-				tl.log.Error("mcp: tool panicked", "tool", name, "panic", p)
+				tl.log.ErrorContext(ctx, "mcp: tool panicked", "tool", name, "panic", p)
 				res, err = nil, fmt.Errorf("%s: %w: %v", name, ErrInternal, p)
 			}
 		}()
+		stop := tl.reportProgress(ctx, req, sc(in))
+		defer stop()
 		res, out, err = h(ctx, req, in)
 		if err != nil {
-			tl.log.Debug("mcp: tool error", "tool", name, "error", err)
+			tl.log.DebugContext(ctx, "mcp: tool error", "tool", name, "error", err)
 			return nil, out, fmt.Errorf("%s: %w", name, err)
 		}
 		return res, out, nil
