@@ -23,10 +23,25 @@
 // one client, ends the session when the client goes; the session of a
 // NewServer lives until the runtime shuts down.
 //
+// Progress: while a tool call waits and a server it needs (those serving
+// its files; every server for workspaceSymbol) is starting, restarting
+// after a crash or reporting work ("Loading packages..."), a client that
+// gave the call a progress token gets notifications/progress naming the
+// server, what it does and how long the call has waited.
+//
+// Logs: the server declares the MCP logging capability. When the runtime's
+// logger has a LogHandler, the runtime's log records reach every client
+// that set a level with logging/setLevel, as notifications/message, as
+// well as the handler's own destination (stderr).
+//
 // Goroutines: the SDK owns the connection's goroutines and runs each tool
 // call on one of them; a StdioTransport connection adds one reader, which
-// ends when its input ends or the connection is closed. Nothing is written
-// to stdout except by the transport: logs go to the runtime's slog logger.
+// ends when its input ends or the connection is closed. A call with a
+// progress token has one progress reporter, which ends with the call and
+// which the call joins before it answers. A LogHandler has one sender,
+// started when a client first asks for logs and ended by Close. Nothing is
+// written to stdout except by the transport: logs go to the runtime's slog
+// logger.
 package mcp
 
 import (

@@ -51,8 +51,9 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 }
 
 // stdioTransport speaks MCP on the command's stdin and stdout. A line that
-// is not valid JSON-RPC gets a JSON-RPC error on stdout, a warning on
-// stderr, and the server goes on.
+// is not valid JSON-RPC gets a JSON-RPC error on stdout, a warning in the
+// logs (stderr, and the client if it asked for logs), and the server goes
+// on.
 func stdioTransport(rt *agentlsp.Runtime, std stdio) *mcp.StdioTransport {
 	tr := mcp.NewStdioTransport(std.in, std.out)
 	tr.Logger = rt.System().Logger().With("component", "mcp")
