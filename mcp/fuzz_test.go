@@ -43,8 +43,8 @@ func FuzzToolArgs(f *testing.F) {
 		rt.Shutdown(ctx)
 	})
 	_, tl := newServer(rt, "fuzz", []Option{WithCallTimeout(5 * time.Second)})
-	lsp := guard(tl, "lsp", tl.lsp)
-	diags := guard(tl, "diagnostics", tl.diagnostics)
+	lsp := guard(tl, "lsp", lspScope, tl.lsp)
+	diags := guard(tl, "diagnostics", diagnosticsScope, tl.diagnostics)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()

@@ -23,10 +23,25 @@
 // one client, ends the session when the client goes; the session of a
 // NewServer lives until the runtime shuts down.
 //
+// Progress: while a tool call waits and a server it needs (those serving
+// its files; every server for workspaceSymbol) is starting, restarting
+// after a crash or reporting work ("Loading packages..."), a client that
+// gave the call a progress token gets notifications/progress naming the
+// server, what it does and how long the call has waited.
+//
+// Logs: the server declares the MCP logging capability. When the runtime's
+// logger has a LogHandler, the runtime's log records reach every client
+// that set a level with logging/setLevel, as notifications/message, as
+// well as the handler's own destination (stderr).
+//
 // Goroutines: the SDK owns the connection's goroutines and runs each tool
 // call on one of them; a StdioTransport connection adds one reader, which
-// ends when its input ends or the connection is closed. Nothing is written
-// to stdout except by the transport: logs go to the runtime's slog logger.
+// ends when its input ends or the connection is closed. A call with a
+// progress token has one progress reporter, which ends with the call and
+// which the call joins before it answers. A LogHandler has one sender,
+// started when a client first asks for logs and ended by Close. Nothing is
+// written to stdout except by the transport: logs go to the runtime's slog
+// logger.
 package mcp
 
 import (
@@ -100,6 +115,9 @@ func NewServer(rt *agentlsp.Runtime, version string, opts ...Option) *sdk.Server
 func Serve(ctx context.Context, rt *agentlsp.Runtime, t sdk.Transport, version string, opts ...Option) error {
 	srv, tl := newServer(rt, version, opts)
 	err := srv.Run(ctx, t)
+	if tl.logs != nil {
+		tl.logs.forgetServer(srv)
+	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		err = nil
 	}
@@ -119,6 +137,7 @@ type tools struct {
 	session *agentlsp.Session
 	timeout time.Duration
 	log     *slog.Logger
+	logs    *logHub // nil when the runtime's logger is not a LogHandler
 }
 
 func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server, *tools) {
@@ -130,11 +149,15 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 		o.sessionID = "mcp-" + strconv.FormatUint(servers.Add(1), 10)
 	}
 	log := rt.System().Logger().With("component", "mcp")
-	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log}
+	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log, logs: logHubOf(rt)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version},
-		&sdk.ServerOptions{Logger: log, Instructions: instructions})
-	sdk.AddTool(srv, lspTool(), guard(tl, "lsp", tl.lsp))
-	sdk.AddTool(srv, diagnosticsTool(), guard(tl, "diagnostics", tl.diagnostics))
+		&sdk.ServerOptions{Logger: log, Instructions: instructions,
+			Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}})
+	if tl.logs != nil {
+		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
+	}
+	sdk.AddTool(srv, lspTool(), guard(tl, "lsp", lspScope, tl.lsp))
+	sdk.AddTool(srv, diagnosticsTool(), guard(tl, "diagnostics", diagnosticsScope, tl.diagnostics))
 	return srv, tl
 }
 
@@ -150,21 +173,25 @@ func readOnly(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
 }
 
-// guard bounds a handler by the call timeout, turns a panic into a tool
-// error and makes every error's text say which tool failed.
-func guard[In, Out any](tl *tools, name string, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+// guard bounds a handler by the call timeout, reports the progress of
+// the servers the call needs (sc says which) while it waits, turns a panic
+// into a tool error and makes every error's text say which tool failed.
+// Logs of the call carry its session in their context (see LogHandler).
+func guard[In, Out any](tl *tools, name string, sc func(In) scope, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
-		ctx, cancel := context.WithTimeout(ctx, tl.timeout)
+		ctx, cancel := context.WithTimeout(withSession(ctx, req), tl.timeout)
 		defer cancel()
 		defer func() {
 			if p := recover(); p != nil {
-				tl.log.Error("mcp: tool panicked", "tool", name, "panic", p)
+				tl.log.ErrorContext(ctx, "mcp: tool panicked", "tool", name, "panic", p)
 				res, err = nil, fmt.Errorf("%s: %w: %v", name, ErrInternal, p)
 			}
 		}()
+		stop := tl.reportProgress(ctx, req, sc(in))
+		defer stop()
 		res, out, err = h(ctx, req, in)
 		if err != nil {
-			tl.log.Debug("mcp: tool error", "tool", name, "error", err)
+			tl.log.DebugContext(ctx, "mcp: tool error", "tool", name, "error", err)
 			return nil, out, fmt.Errorf("%s: %w", name, err)
 		}
 		return res, out, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"runtime/debug"
 
 	"github.com/agentlsp/agentlsp"
@@ -13,7 +14,10 @@ MCP serves agentlsp over the Model Context Protocol on stdin and stdout, with
 two tools: lsp (navigation: definition, references, hover, symbols,
 implementations, call hierarchy) and diagnostics (fresh diagnostics of
 files, in the model format). Only protocol messages are written to stdout;
-logs go to stderr. It runs until the client disconnects or a signal.`
+logs go to stderr, and to the client as MCP log messages at the level it
+sets (logging/setLevel). While a tool call waits for a server that is
+starting or indexing, a client that gave a progress token gets progress
+notifications. It runs until the client disconnects or a signal.`
 
 // version is the command's version, set with
 // -ldflags "-X main.version=v1.2.3"; empty means the module's version.
@@ -29,7 +33,16 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 	if len(pos) > 0 {
 		return usageErrorf("mcp", "unexpected argument %q: mcp takes no arguments", pos[0])
 	}
-	rt, stop, err := startRuntime(ctx, fs.global, std, nil)
+	var logs *mcp.LogHandler
+	rt, stop, err := startRuntime(ctx, fs.global, std, func(cfg *agentlsp.Config) {
+		logs = mcp.NewLogHandler(cfg.Logger.Handler())
+		cfg.Logger = slog.New(logs)
+	})
+	if logs != nil {
+		// After the runtime's shutdown (deferred below, so run first),
+		// whose logs still reach stderr.
+		defer logs.Close()
+	}
 	if err != nil {
 		return err
 	}
@@ -38,8 +51,9 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 }
 
 // stdioTransport speaks MCP on the command's stdin and stdout. A line that
-// is not valid JSON-RPC gets a JSON-RPC error on stdout, a warning on
-// stderr, and the server goes on.
+// is not valid JSON-RPC gets a JSON-RPC error on stdout, a warning in the
+// logs (stderr, and the client if it asked for logs), and the server goes
+// on.
 func stdioTransport(rt *agentlsp.Runtime, std stdio) *mcp.StdioTransport {
 	tr := mcp.NewStdioTransport(std.in, std.out)
 	tr.Logger = rt.System().Logger().With("component", "mcp")
