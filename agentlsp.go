@@ -105,7 +105,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger,
 	}))
 	rt.router = rt.sys.Root.Spawn(router.NewProps(router.Config{
-		Workspace: ws, Registry: reg, Reaper: rt.reaper, Observers: []*actor.PID{rt.diag},
+		Workspace: ws, Registry: reg, Reaper: rt.reaper, Observers: []*actor.PID{rt.diag}, Diagnostics: rt.diag,
 		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger,
 	}))
 	return rt, nil

@@ -2,7 +2,6 @@ package agentlsp
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -42,10 +41,7 @@ func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg any, onCancel fu
 	select {
 	case res := <-proc.ch:
 		if _, dead := res.(*actor.DeadLetterResponse); dead {
-			if rt.closing() {
-				return nil, ErrShutdown
-			}
-			return nil, fmt.Errorf("agentlsp: %T was not delivered: the actor is gone", msg)
+			return nil, rt.undelivered(msg)
 		}
 		return res, nil
 	case <-ctx.Done():

@@ -1,6 +1,7 @@
 package agentlsp
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -22,14 +23,38 @@ type subscription struct {
 	pid *actor.PID
 }
 
+// BatchOption narrows a subscription.
+type BatchOption func(*messages.Subscribe)
+
+// Under narrows the batches to files under these paths (relative to the
+// workspace or absolute).
+func Under(dirs ...string) BatchOption {
+	return func(m *messages.Subscribe) { m.Prefixes = append(m.Prefixes, dirs...) }
+}
+
+// OwnFiles narrows the batches to the files this session edited or asked
+// about.
+func OwnFiles() BatchOption { return func(m *messages.Subscribe) { m.Own = true } }
+
 // Batches returns the session's passive diagnostic batches: what is new to
 // this session, at most 10 diagnostics per file and 30 per batch, errors
-// first, each diagnostic delivered once. The channel is closed when the
-// session ends or the runtime shuts down. The first call subscribes.
-func (s *Session) Batches() <-chan messages.DiagnosticBatch {
+// first, each diagnostic delivered once; by default about every file of
+// the workspace, narrowed by Under and OwnFiles. The channel is closed
+// when the session ends or the runtime shuts down. The first call
+// subscribes (its options hold for the session's subscription).
+func (s *Session) Batches(opts ...BatchOption) <-chan messages.DiagnosticBatch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sub == nil {
+		sub := &messages.Subscribe{Session: s.id}
+		for _, o := range opts {
+			o(sub)
+		}
+		for i, p := range sub.Prefixes {
+			if !filepath.IsAbs(p) {
+				sub.Prefixes[i] = filepath.Join(s.rt.workspace, p)
+			}
+		}
 		ch := make(chan messages.DiagnosticBatch, batchBuffer)
 		if s.rt.closing() {
 			close(ch)
@@ -38,7 +63,7 @@ func (s *Session) Batches() <-chan messages.DiagnosticBatch {
 		s.sub = &subscription{ch: ch}
 		rt, id := s.rt, s.id
 		s.sub.pid = rt.sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-			return &subscriber{diag: rt.diag, session: id, ch: ch}
+			return &subscriber{diag: rt.diag, session: id, sub: sub, ch: ch}
 		}))
 	}
 	return s.sub.ch
@@ -58,6 +83,7 @@ func (s *Session) stop() {
 type subscriber struct {
 	diag    *actor.PID
 	session string
+	sub     *messages.Subscribe
 	ch      chan messages.DiagnosticBatch
 	held    *messages.DiagnosticBatch // waiting for room on ch
 	retry   *time.Timer
@@ -70,7 +96,7 @@ type retryHeld struct{}
 func (a *subscriber) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		ctx.Request(a.diag, &messages.Subscribe{Session: a.session})
+		ctx.Request(a.diag, a.sub)
 	case *messages.DiagnosticBatch:
 		a.held = m
 		a.offer(ctx)

@@ -38,6 +38,9 @@ type EditOptions struct {
 	// OtherFiles bounds the other files reported (default 5; negative:
 	// none).
 	OtherFiles int
+	// Create lets Edit create a document that exists only in memory until
+	// it is saved.
+	Create bool
 }
 
 // EditOption sets an EditOptions field.
@@ -57,20 +60,9 @@ func WithTimeout(d time.Duration) EditOption { return func(o *EditOptions) { o.T
 // WithOtherFiles bounds the other files an answer reports (negative: none).
 func WithOtherFiles(n int) EditOption { return func(o *EditOptions) { o.OtherFiles = n } }
 
-// Edit replaces the text of a file on every server that serves it (the
-// file must exist; agentlsp does not write it to disk) and waits for the
-// diagnostics the edit caused: the edited file (at most 20) and up to 5
-// other files where new errors appeared. res.Status says whether the answer
-// is fresh. It blocks until the diagnostics are in, the timeout, or ctx.
-func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOption) (*messages.EditResult, error) {
-	if err := paths.CheckText(text); err != nil {
-		return nil, err
-	}
-	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
-		return nil, err
-	}
-	return s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncChange, Text: text}, s.options(opts))
-}
+// WithCreate lets Edit create a file that does not exist on disk: the
+// document lives in memory (its servers see it) until Save writes it.
+func WithCreate() EditOption { return func(o *EditOptions) { o.Create = true } }
 
 func (s *Session) options(opts []EditOption) EditOptions {
 	o := EditOptions{MinSeverity: s.rt.cfg.MinSeverity}
@@ -78,58 +70,6 @@ func (s *Session) options(opts []EditOption) EditOptions {
 		f(&o)
 	}
 	return o
-}
-
-// await syncs a document and waits for the diagnostics of the versions
-// its servers got: EditStarted goes to the diagnostics actor before the
-// change, so it takes its baseline before any diagnostics of the new
-// version; EditAborted when the change never went out.
-func (s *Session) await(ctx context.Context, sync *messages.SyncDocument, o EditOptions) (*messages.EditResult, error) {
-	rt := s.rt
-	abs, err := paths.InWorkspace(rt.workspace, sync.Path)
-	if err != nil {
-		return nil, err
-	}
-	id := rt.nextID()
-	rt.sys.Root.Send(rt.diag, &messages.EditStarted{EditID: id, Session: s.id, URI: paths.URI(abs)})
-	sync.Session = s.id
-	synced, err := s.sync(ctx, sync)
-	if err != nil {
-		rt.sys.Root.Send(rt.diag, &messages.EditAborted{EditID: id})
-		return nil, err
-	}
-	req := &messages.AwaitEdit{
-		EditID: id, Session: s.id, URI: synced.URI, Servers: synced.Servers, All: o.All,
-		MinSeverity: o.MinSeverity, Timeout: s.waitFor(synced.Servers, o.Timeout),
-		Settle: rt.cfg.Settle, MaxOtherFiles: o.OtherFiles,
-	}
-	res, err := rt.ask(ctx, rt.diag, req, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := res.(*messages.EditResult)
-	for i := range out.Files {
-		out.Files[i].Path = paths.FromURI(out.Files[i].URI)
-	}
-	return out, nil
-}
-
-// waitFor is the diagnostics timeout of an edit: the option, the runtime's
-// setting, or the longest of the servers' own.
-func (s *Session) waitFor(servers []messages.ServerVersion, opt time.Duration) time.Duration {
-	if opt > 0 {
-		return opt
-	}
-	if s.rt.cfg.DiagnosticsTimeout > 0 {
-		return s.rt.cfg.DiagnosticsTimeout
-	}
-	var d time.Duration
-	for _, sv := range servers {
-		if def, ok := s.rt.registry.Get(sv.ServerID); ok {
-			d = max(d, def.Effective().DiagnosticsTimeout)
-		}
-	}
-	return d
 }
 
 // Diagnostics makes sure the servers have each file's current text (the
@@ -165,10 +105,7 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 }
 
 func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOptions) (messages.FileReport, []messages.FileReport, error) {
-	if _, err := paths.CheckFile(s.rt.workspace, path); err != nil {
-		return messages.FileReport{Path: path}, nil, err
-	}
-	res, err := s.await(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncCurrent, Fresh: true}, o)
+	res, err := s.edit(ctx, &messages.Edit{Path: path, Current: true}, o)
 	if err != nil {
 		return messages.FileReport{Path: path}, nil, err
 	}
@@ -221,7 +158,8 @@ func (s *Session) Close(ctx context.Context, path string) error {
 	return err
 }
 
-// Save sends didSave for a file open in this session.
+// Save writes the text the servers have to disk when it differs from the
+// disk's (an Edit, or a document created in memory), then sends didSave.
 func (s *Session) Save(ctx context.Context, path string) error {
 	_, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncSave})
 	return err

@@ -114,7 +114,7 @@ func startPipeline(tb testing.TB, ws string, flags ...string) *pipeline {
 	reaper := &lifecycle.Reaper{}
 	diag := sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{}))
 	router := sys.Root.Spawn(router.NewProps(router.Config{
-		Workspace: ws, Registry: fakeRegistry(tb, flags...), Reaper: reaper, Observers: []*actor.PID{diag},
+		Workspace: ws, Registry: fakeRegistry(tb, flags...), Reaper: reaper, Observers: []*actor.PID{diag}, Diagnostics: diag,
 	}))
 	tb.Cleanup(func() {
 		_ = sys.Root.StopFuture(router).Wait()

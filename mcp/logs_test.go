@@ -87,11 +87,23 @@ func logsThroughMCP(t *testing.T, stderr io.Writer) {
 		t.Fatalf("setLevel answered %v", m)
 	}
 	c.send(`this is not json either`)
-	log.Info("below the level")
-	log.Warn("the last warning", "server", "gopls")
-
 	var got []logMessage
 	bad := 0
+	// The rejection is logged on the transport's reader: the warnings below
+	// are logged once it answered, so the order of the notifications is known.
+	for bad == 0 {
+		m := c.next()
+		switch {
+		case m["method"] == "notifications/message":
+			got = append(got, decodeLog(t, m))
+		case m["error"] != nil:
+			bad++
+		default:
+			t.Fatalf("unexpected message %v", m)
+		}
+	}
+	log.Info("below the level")
+	log.Warn("the last warning", "server", "gopls")
 	for len(got) < 2 || got[len(got)-1].Data["msg"] != "the last warning" {
 		m := c.next()
 		switch {

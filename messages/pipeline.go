@@ -60,18 +60,28 @@ type EditAborted struct {
 
 // AwaitEdit asks for the diagnostics an edit caused, once every server in
 // Servers produced diagnostics for the version it got (or Timeout passes).
-// The reply is EditResult.
+// The reply is EditResult. The router sends it for an Edit (with the
+// caller's id in CallerID); orchestrators that sync documents themselves
+// may send it after EditStarted and SyncDocument.
 type AwaitEdit struct {
-	EditID  uint64
-	Session string
-	URI     string
-	Servers []ServerVersion
+	EditID   uint64
+	CallerID uint64 // echoed as EditResult.ID
+	Session  string
+	URI      string
+	Servers  []ServerVersion
+	WaitOptions
+}
+
+// WaitOptions tune an edit's wait and its answer. Zero values are the
+// defaults.
+type WaitOptions struct {
 	// Timeout bounds the wait (zero: 3s); Settle is the window after a push
 	// for servers that publish in phases (zero: 150ms).
 	Timeout time.Duration
 	Settle  time.Duration
 	// All reports every current diagnostic of the file, not only those the
-	// edit added.
+	// edit added (and, as other files, those with errors new to the
+	// session since its previous answer).
 	All bool
 	// MinSeverity filters (zero: errors only).
 	MinSeverity Severity
@@ -81,16 +91,23 @@ type AwaitEdit struct {
 	MaxOtherFiles int
 }
 
-// EditResult answers AwaitEdit: the edited file first, then up to
-// MaxOtherFiles other files in which the edit made new errors appear.
+// EditResult answers Edit and AwaitEdit: the edited file first, then up
+// to MaxOtherFiles other files in which the edit made new errors appear
+// (Other set). Files whose diagnostics changed meanwhile because of other
+// changes that overlapped the edit (another session's edit, a file
+// written on disk) are not blamed on it: they are in Meanwhile. Applied
+// says whether the change went out, at the versions in Servers; Err says
+// why there is no answer (a bad path, no server: then nothing was sent).
 type EditResult struct {
-	EditID  uint64
-	Status  Status
-	Files   []FileReport
-	Elapsed time.Duration
-	// Servers is each server's version of the document the answer
-	// describes: the change was applied at these versions.
-	Servers []ServerVersion
+	ID        uint64 // the caller's id (Edit.ID, AwaitEdit.CallerID)
+	EditID    uint64
+	Status    Status
+	Files     []FileReport
+	Meanwhile []FileReport
+	Elapsed   time.Duration
+	Applied   bool
+	Servers   []ServerVersion
+	Err       error
 }
 
 // FileReport is the diagnostics of one file in an answer.
@@ -109,12 +126,17 @@ type FileReport struct {
 }
 
 // Subscribe registers the sender as the session's subscriber for passive
-// diagnostic batches. The diagnostics actor sends it DiagnosticBatch
-// messages, one at a time: the next only after a BatchAck (so a slow
-// subscriber never makes anything grow; what is new meanwhile is merged
-// within the caps). No reply.
+// diagnostic batches: it must be sent with Request (or RequestFuture), since
+// the batches go to the sender; sent without one it is refused and logged.
+// The diagnostics actor sends DiagnosticBatch messages, one at a time: the
+// next only after a BatchAck (so a slow subscriber never makes anything
+// grow; what is new meanwhile is merged within the caps). A subscription
+// can be narrowed to files under Prefixes (absolute paths) and, with Own,
+// to the files the session itself edited or asked about. No reply.
 type Subscribe struct {
-	Session string
+	Session  string
+	Prefixes []string
+	Own      bool
 }
 
 // Unsubscribe ends a session's subscription and forgets what was

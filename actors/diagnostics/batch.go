@@ -1,12 +1,15 @@
 package diagnostics
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/asynkron/protoactor-go/actor"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // session is one agent session's state: what was delivered to it (an LRU
@@ -22,6 +25,23 @@ type session struct {
 	// answeredSeq is the store's write count at the session's last answer
 	// (0 before the first).
 	answeredSeq uint64
+	// The subscription's filter: files under prefixes, and (own) only the
+	// files the session edited or asked about (at most MaxFiles kept).
+	prefixes []string
+	own      bool
+	mine     *lru.Cache[string, struct{}]
+}
+
+// wants reports whether the session's subscription covers uri.
+func (s *session) wants(uri string) bool {
+	if s.own && !s.mine.Contains(uri) {
+		return false
+	}
+	if len(s.prefixes) == 0 {
+		return true
+	}
+	p := paths.FromURI(uri)
+	return slices.ContainsFunc(s.prefixes, func(prefix string) bool { return paths.Within(prefix, p) })
 }
 
 type flushBatches struct{}
@@ -32,7 +52,8 @@ func (a *diagnosticsActor) session(id string) *session {
 		if len(a.sessions) >= maxSessions {
 			a.evictSession()
 		}
-		s = &session{delivered: dedup.NewDelivered(a.cfg.MaxFiles), dirty: make(map[string]bool)}
+		mine, _ := lru.New[string, struct{}](a.cfg.MaxFiles)
+		s = &session{delivered: dedup.NewDelivered(a.cfg.MaxFiles), dirty: make(map[string]bool), mine: mine}
 		a.sessions[id] = s
 	}
 	return s
@@ -49,11 +70,19 @@ func (a *diagnosticsActor) evictSession() {
 }
 
 func (a *diagnosticsActor) onSubscribe(ctx actor.Context, m *messages.Subscribe) {
+	if ctx.Sender() == nil {
+		a.cfg.Logger.Warn("Subscribe sent without a sender: send it with Request, the batches go to the sender",
+			"session", m.Session)
+		return
+	}
 	s := a.session(m.Session)
 	s.subscriber, s.unacked = ctx.Sender(), false
+	s.prefixes, s.own = append([]string(nil), m.Prefixes...), m.Own
 	// Everything known now is new to a new subscriber.
 	for _, uri := range a.store.URIs() {
-		s.dirty[uri] = true
+		if s.wants(uri) {
+			s.dirty[uri] = true
+		}
 	}
 	a.scheduleFlush()
 }
@@ -71,7 +100,7 @@ func (a *diagnosticsActor) onAck(m *messages.BatchAck) {
 func (a *diagnosticsActor) markDirty(uri string) {
 	subscribed := false
 	for _, s := range a.sessions {
-		if s.subscriber != nil {
+		if s.subscriber != nil && s.wants(uri) {
 			s.dirty[uri] = true
 			subscribed = true
 		}

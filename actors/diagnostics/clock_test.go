@@ -56,8 +56,8 @@ func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
 	send(&messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateRunning})
 	send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
 	await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
-		Servers: []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2}}, Settle: 100 * time.Millisecond,
-		Timeout: time.Second})
+		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2}},
+		WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Second}})
 	send(publish(2, "phase one"))
 	// The settle timer exists once the actor handled the publish.
 	testenv.Eventually(t, 10*time.Second, "settle timer", func() bool { return clock.Pending() >= 2 })
@@ -80,7 +80,8 @@ func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
 	// it were current) and says which version it describes.
 	send(&messages.EditStarted{EditID: 2, Session: "a", URI: fakeURI})
 	await(&messages.AwaitEdit{EditID: 2, Session: "a", URI: fakeURI,
-		Servers: []messages.ServerVersion{{ServerKey: fakeSrv, Version: 3}}, Timeout: time.Second})
+		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 3}},
+		WaitOptions: messages.WaitOptions{Timeout: time.Second}})
 	if released() { // also: the wait and its timer are in place before time moves
 		t.Fatal("released at once")
 	}

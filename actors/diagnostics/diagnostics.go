@@ -72,6 +72,9 @@ type serverView struct {
 	broken   bool
 	indexing bool
 	err      error
+	// versioned: the server has sent a push with a document version, so a
+	// push without one is not about an open document's current text.
+	versioned bool
 }
 
 // diagnosticsActor is the shell around the store and the edit tracker: it
@@ -119,6 +122,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.edits.Forget(m.id)
 	case *messages.EditAborted:
 		a.onEditAborted(m)
+	case *messages.EditCancelled:
+		a.onEditCancelled(m)
 	case *messages.Subscribe:
 		a.onSubscribe(ctx, m)
 	case *messages.Unsubscribe:
@@ -174,6 +179,9 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 	dedup.Sort(ds)
 	kept, dropped := dedup.Cap(ds, a.cfg.MaxStored)
 	now := a.now()
+	if m.HasVersion && !m.Pulled {
+		a.server(server).versioned = true
+	}
 	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled,
 		&store.Published{Version: m.Version, HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped})
 	a.edits.Each(func(e *edits.Edit) {

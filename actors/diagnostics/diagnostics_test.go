@@ -28,7 +28,10 @@ func onePy(t *testing.T, h *actortest.Harness, cfg diagnostics.Config, flags ...
 func TestEditWaitsForBothPhases(t *testing.T) {
 	h := actortest.New(t)
 	p, path := onePy(t, h, diagnostics.Config{}, "--phased", "100ms")
-	res := p.Edit("a", path, "x = ( # SYNTAX: unclosed paren\ny # ERROR: undefined y\n", nil)
+	// A settle window far longer than the gap between the phases: the test
+	// holds on a loaded machine too.
+	res := p.Edit("a", path, "x = ( # SYNTAX: unclosed paren\ny # ERROR: undefined y\n",
+		func(r *messages.AwaitEdit) { r.Settle = 2 * time.Second })
 	if res.Status != messages.StatusFresh {
 		t.Errorf("status = %s (%s), want fresh", res.Status, res.Files[0].Detail)
 	}
@@ -81,8 +84,16 @@ func TestTimeoutCarriesPartialResults(t *testing.T) {
 		actortest.FakeDef(t, "fake-lint", []string{".go"}, nil, nil, "--no-push"),
 	)
 	p := h.Pipeline(ws, reg, diagnostics.Config{})
-	res := p.Edit("a", filepath.Join(ws, "svc-a", "a.go"), "package svca // ERROR: from fake-go\n",
-		func(r *messages.AwaitEdit) { r.Timeout = 500 * time.Millisecond })
+	a := filepath.Join(ws, "svc-a", "a.go")
+	h.Sync(p.Router, "a", a, messages.SyncChange, "package svca\n") // both servers start...
+	for _, id := range []string{"fake-go", "fake-lint"} {           // ...and run before the edit
+		h.Await(id+" running", time.Minute, func(e any) bool {
+			s, ok := e.(*messages.StateChanged)
+			return ok && s.ServerID == id && s.State == messages.StateRunning
+		})
+	}
+	res := p.Edit("a", a, "package svca // ERROR: from fake-go\n",
+		func(r *messages.AwaitEdit) { r.Timeout = 3 * time.Second })
 	f := res.Files[0]
 	if res.Status != messages.StatusTimeout || !cmp.Equal(actortest.MessagesOf(f), []string{"from fake-go"}) {
 		t.Errorf("edit = %s %v, want timeout with fake-go's diagnostic", res.Status, actortest.MessagesOf(f))

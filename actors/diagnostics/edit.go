@@ -26,6 +26,9 @@ func (a *diagnosticsActor) onEditStarted(m *messages.EditStarted) {
 		return
 	}
 	e.Expiry = a.timers.After(pendingEditLifetime, &editExpired{id: m.EditID})
+	if m.Session != "" {
+		a.session(m.Session).mine.Add(m.URI, struct{}{})
+	}
 }
 
 // onEditAborted forgets an edit whose change never went out.
@@ -33,6 +36,19 @@ func (a *diagnosticsActor) onEditAborted(m *messages.EditAborted) {
 	if e, ok := a.edits.Forget(m.EditID); ok {
 		a.timers.Cancel(e.Expiry)
 	}
+}
+
+// onEditCancelled drops the wait of an edit whose requester gave up; its
+// baseline stays for the session's next edit of the document.
+func (a *diagnosticsActor) onEditCancelled(m *messages.EditCancelled) {
+	e := a.edits.Get(m.EditID)
+	if e == nil {
+		return
+	}
+	a.timers.Cancel(e.Timeout)
+	a.timers.Cancel(e.SettleTimer)
+	a.timers.Cancel(e.Expiry)
+	a.edits.Cancel(e)
 }
 
 // onAwaitEdit attaches the wait to its edit and checks it at once:
@@ -69,8 +85,10 @@ func (a *diagnosticsActor) check(ctx actor.Context, e *edits.Edit) {
 
 // satisfied reports whether the server produced diagnostics for the
 // version the edit gave it: a pull or versioned push for that version or
-// later, or for a server that sends no versions, a push that arrived after
-// the change was sent. A server that failed or is broken counts as done.
+// later, or, from a server never seen to send versions, a push that
+// arrived after the change was sent (once a server sent a version, a push
+// without one is about a file it does not have open, never an edit's
+// text). A server that failed or is broken counts as done.
 func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled bool) {
 	if w.Err != nil || a.server(w.ServerKey).broken {
 		return true, true
@@ -80,7 +98,8 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 		return true, true
 	}
 	if p := en.Push; p != nil {
-		if p.HasVersion && p.Version >= w.Version || !p.HasVersion && p.At.After(w.SentAt) {
+		versionless := !p.HasVersion && p.At.After(w.SentAt) && !a.server(w.ServerKey).versioned
+		if p.HasVersion && p.Version >= w.Version || versionless {
 			// A push a settle window old already had its later phases.
 			return true, p.At.Add(e.Settle).Before(a.now())
 		}
@@ -96,6 +115,9 @@ func (a *diagnosticsActor) onEditSettled(ctx actor.Context, m *editSettled) {
 	if left := e.SettleLeft(a.now()); left > 0 {
 		e.SettleTimer = a.timers.After(left, &editSettled{id: e.ID})
 		return
+	}
+	if !a.edits.Revalidate(e, func(w *edits.Wait) (bool, bool) { return a.satisfied(e, w) }) {
+		return // a push that counted no longer does: wait for the server again
 	}
 	a.release(ctx, e, "")
 }

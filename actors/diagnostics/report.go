@@ -30,7 +30,7 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 		maxOther = 0
 	}
 	status, detail := a.editStatus(e, timedOut)
-	res := &messages.EditResult{EditID: e.ID, Status: status}
+	res := &messages.EditResult{ID: req.CallerID, EditID: e.ID, Status: status, Applied: true}
 
 	cur, servers, dropped := a.store.Merged(e.URI, a.store.Get)
 	cur = dedup.FilterSeverity(cur, minSev)

@@ -56,7 +56,7 @@ func needsBarrier(msg any) bool {
 	switch m := msg.(type) {
 	case *messages.SyncDocument:
 		return m.Action == messages.SyncCurrent || m.Action == messages.SyncChange
-	case *messages.FileRequest, *messages.WorkspaceRequest:
+	case *messages.FileRequest, *messages.WorkspaceRequest, *messages.Edit:
 		return true
 	}
 	return false
@@ -162,7 +162,7 @@ func (r *routerActor) diskChanged(ctx actor.Context, path string, doc *document,
 	case !stamp.Exists() && doc.stamp.Exists():
 		r.cfg.Logger.Debug("open document deleted on disk; closing it", "path", path)
 		r.b.ops++
-		r.closeOnServers(ctx, nil, doc, r.opDone(ctx))
+		r.closeOnServers(ctx, doc, r.opDone(ctx))
 	case stamp.Exists() && (!doc.current(stamp) || seen && doc.fromDisk):
 		r.b.ops++
 		r.resync(ctx, path, doc, r.opDone(ctx))
@@ -170,8 +170,8 @@ func (r *routerActor) diskChanged(ctx actor.Context, path string, doc *document,
 }
 
 // opDone returns the completion of one piece of barrier work.
-func (r *routerActor) opDone(ctx actor.Context) func() {
-	return func() {
+func (r *routerActor) opDone(ctx actor.Context) answer {
+	return func(*messages.FileSynced) {
 		r.b.ops--
 		r.finishBarrier(ctx)
 	}

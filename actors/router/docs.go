@@ -52,9 +52,10 @@ func (r *routerActor) openFiles(key messages.ServerKey) int {
 	return n
 }
 
-// newDocument resolves a file's servers for a new document.
-func (r *routerActor) newDocument(path string) (*document, error) {
-	rt, err := r.route(path)
+// newDocument resolves a file's servers for a new document; with create,
+// the file may be missing on disk (a document in memory).
+func (r *routerActor) newDocument(path string, create bool) (*document, error) {
+	rt, err := r.route(path, create)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ type sentCall struct {
 const futureSlack = 5 * time.Second
 
 func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
-	rt, err := r.route(m.Path)
+	rt, err := r.route(m.Path, false)
 	if err != nil {
 		r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: err})
 		return

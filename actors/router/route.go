@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,15 +36,17 @@ type route struct {
 // resolve checks a path and finds its servers. It reads the file system
 // (stats, cached per directory).
 func (r *routerActor) resolve(path string) *messages.Resolved {
-	rt, err := r.route(path)
+	rt, err := r.route(path, false)
 	if err != nil {
 		return &messages.Resolved{Path: path, Err: err}
 	}
 	return &messages.Resolved{Path: rt.path, URI: rt.uri, Targets: rt.targets}
 }
 
-func (r *routerActor) route(path string) (*route, error) {
-	abs, err := paths.CheckFile(r.cfg.Workspace, path)
+// route resolves a file to its servers; the file must exist on disk
+// unless missing is allowed or it is open (a document in memory).
+func (r *routerActor) route(path string, missing bool) (*route, error) {
+	abs, err := r.checkFile(path, missing)
 	if err != nil {
 		return nil, err
 	}
@@ -160,4 +163,19 @@ func firstPresent(names map[string]bool, markers []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// checkFile resolves a path inside the workspace: an existing regular
+// file, or (missing allowed, or a document open in memory) a path that
+// does not exist yet.
+func (r *routerActor) checkFile(path string, missing bool) (string, error) {
+	abs, err := paths.CheckFile(r.cfg.Workspace, path)
+	if !errors.Is(err, messages.ErrFileNotFound) {
+		return abs, err
+	}
+	inside, err2 := paths.InWorkspace(r.cfg.Workspace, path)
+	if err2 == nil && (missing || r.docs[inside] != nil) {
+		return inside, nil
+	}
+	return "", err
 }

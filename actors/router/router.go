@@ -28,6 +28,8 @@ type Config struct {
 	// Observers receive every server's StateChanged, PublishedDiagnostics
 	// and Progress (the diagnostics actor).
 	Observers []*actor.PID
+	// Diagnostics is the diagnostics actor, which answers Edits.
+	Diagnostics *actor.PID
 	// Policy is the servers' restart policy (zero: defaults).
 	Policy supervisor.Policy
 	// Watch starts a file watcher for the workspace.
@@ -61,16 +63,18 @@ type routerActor struct {
 	strategy *supervisor.Strategy
 	self     *actor.PID
 
-	servers map[messages.ServerKey]*serverEntry
-	byPID   map[string]messages.ServerKey
-	roots   map[rootKey]rootResult // root resolution cache
-	docs    map[string]*document   // open documents by absolute path
-	calls   map[uint64][]sentCall  // caller request id -> where it went
-	watcher *actor.PID
-	nextID  uint64
-	timers  *lifecycle.Timers
-	b       barriers
-	implied []messages.ServerKey // the roots the workspace's markers imply; nil: walk again
+	servers  map[messages.ServerKey]*serverEntry
+	byPID    map[string]messages.ServerKey
+	roots    map[rootKey]rootResult // root resolution cache
+	docs     map[string]*document   // open documents by absolute path
+	calls    map[uint64][]sentCall  // caller request id -> where it went
+	watcher  *actor.PID
+	nextID   uint64
+	timers   *lifecycle.Timers
+	b        barriers
+	implied  []messages.ServerKey // the roots the workspace's markers imply; nil: walk again
+	edits    map[callerKey]uint64 // callers' edit ids -> the router's, for CancelEdit
+	nextEdit uint64
 }
 
 // serverEntry is the router's view of one server actor.
@@ -102,6 +106,10 @@ func (r *routerActor) dispatch(ctx actor.Context, h held) {
 		r.onFileRequest(ctx, h.sender, m)
 	case *messages.WorkspaceRequest:
 		r.onWorkspaceRequest(ctx, h.sender, m)
+	case *messages.Edit:
+		r.onEdit(ctx, h.sender, m)
+	case *messages.CancelEdit:
+		r.onCancelEdit(ctx, h.sender, m)
 	}
 }
 
@@ -123,7 +131,8 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		r.onServerIdle(ctx, m)
 	case *messages.Resolve:
 		ctx.Respond(r.resolve(m.Path))
-	case *messages.SyncDocument, *messages.EndSession, *messages.FileRequest, *messages.WorkspaceRequest:
+	case *messages.SyncDocument, *messages.EndSession, *messages.FileRequest, *messages.WorkspaceRequest,
+		*messages.Edit, *messages.CancelEdit:
 		r.admit(ctx, m)
 	case *lifecycle.Fired:
 		if m, ok := r.timers.Fired(m).(*barrierTimeout); ok {
@@ -146,6 +155,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.docs = make(map[string]*document)
 	r.calls = make(map[uint64][]sentCall)
 	r.timers = lifecycle.NewTimers(ctx, nil)
+	r.edits = make(map[callerKey]uint64)
 	if r.cfg.Watch {
 		r.watcher = ctx.Spawn(watcher.NewProps(watcher.Config{
 			Workspace: r.cfg.Workspace, Target: r.self, Reaper: r.cfg.Reaper,

@@ -14,52 +14,59 @@ import (
 // message (it replies at once; this only guards against a lost actor).
 const syncTimeout = 30 * time.Second
 
-// onSync opens, changes, saves or closes a file on all its servers.
-func (r *routerActor) onSync(ctx actor.Context, sender *actor.PID, m *messages.SyncDocument) {
-	abs, err := paths.InWorkspace(r.cfg.Workspace, m.Path)
-	if err != nil {
-		r.reply(ctx, sender, &messages.FileSynced{Path: m.Path, Err: err})
-		return
-	}
-	doc := r.docs[abs]
-	switch m.Action {
-	case messages.SyncChange:
-		r.change(ctx, sender, m, abs, doc)
-	case messages.SyncCurrent:
-		r.syncCurrent(ctx, sender, m, abs, doc)
-	case messages.SyncSave:
-		if doc == nil {
-			r.reply(ctx, sender, &messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
-			return
-		}
-		r.fanoutSync(ctx, sender, doc, func(messages.Target) any { return &messages.SaveDocument{URI: doc.uri} })
-	case messages.SyncClose:
-		r.closeDoc(ctx, sender, abs, doc, m.Session)
-	default:
-		r.reply(ctx, sender, &messages.FileSynced{Path: abs, Err: fmt.Errorf("agentlsp: unknown sync action %d", m.Action)})
-	}
+// answer receives the outcome of a document action: the reply to a
+// requester, or the next step of an edit.
+type answer func(*messages.FileSynced)
+
+// replyTo answers a requester that may be gone (nil).
+func (r *routerActor) replyTo(ctx actor.Context, to *actor.PID) answer {
+	return func(fs *messages.FileSynced) { r.reply(ctx, to, fs) }
 }
 
-// reply answers a requester that may be gone (nil).
+// reply sends msg to a requester that may be gone (nil).
 func (r *routerActor) reply(ctx actor.Context, to *actor.PID, msg any) {
 	if to != nil {
 		ctx.Send(to, msg)
 	}
 }
 
-// change gives the file's servers an agent's text (not on disk).
-func (r *routerActor) change(ctx actor.Context, sender *actor.PID, m *messages.SyncDocument, abs string, doc *document) {
-	if doc == nil {
-		var err error
-		if doc, err = r.newDocument(m.Path); err != nil {
-			r.reply(ctx, sender, &messages.FileSynced{Path: m.Path, Err: err})
+// onSync opens, changes, saves or closes a file on all its servers.
+func (r *routerActor) onSync(ctx actor.Context, sender *actor.PID, m *messages.SyncDocument) {
+	r.sync(ctx, m, false, r.replyTo(ctx, sender))
+}
+
+// sync carries out a document action and answers with the versions the
+// servers now have. create lets a changed file be missing on disk.
+func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, create bool, done answer) {
+	abs, err := paths.InWorkspace(r.cfg.Workspace, m.Path)
+	if err != nil {
+		done(&messages.FileSynced{Path: m.Path, Err: err})
+		return
+	}
+	doc := r.docs[abs]
+	switch m.Action {
+	case messages.SyncChange, messages.SyncCurrent:
+		if doc == nil {
+			if doc, err = r.newDocument(m.Path, create && m.Action == messages.SyncChange); err != nil {
+				done(&messages.FileSynced{Path: m.Path, Err: err})
+				return
+			}
+			r.docs[abs] = doc
+		}
+		doc.sessions[m.Session] = true
+		if m.Action == messages.SyncChange {
+			doc.setText(m.Text, paths.StampOf(abs), false)
+			r.sendText(ctx, doc, m.Fresh, done)
 			return
 		}
-		r.docs[abs] = doc
+		r.syncCurrent(ctx, m, abs, doc, done)
+	case messages.SyncSave:
+		r.save(ctx, abs, doc, done)
+	case messages.SyncClose:
+		r.closeDoc(ctx, abs, doc, m.Session, done)
+	default:
+		done(&messages.FileSynced{Path: abs, Err: fmt.Errorf("agentlsp: unknown sync action %d", m.Action)})
 	}
-	doc.sessions[m.Session] = true
-	doc.setText(m.Text, paths.StampOf(abs), false)
-	r.sendText(ctx, sender, doc, m.Fresh)
 }
 
 // syncCurrent makes sure the file's servers have its current text: the
@@ -67,114 +74,124 @@ func (r *routerActor) change(ctx actor.Context, sender *actor.PID, m *messages.S
 // disk's (read in a reaper goroutine). With Fresh, servers that got
 // nothing new are asked to diagnose the document again if anything changed
 // on them since (TouchDocument).
-func (r *routerActor) syncCurrent(ctx actor.Context, sender *actor.PID, m *messages.SyncDocument, abs string, doc *document) {
-	if doc == nil {
-		var err error
-		if doc, err = r.newDocument(m.Path); err != nil {
-			r.reply(ctx, sender, &messages.FileSynced{Path: m.Path, Err: err})
-			return
-		}
-		r.docs[abs] = doc
-	}
-	doc.sessions[m.Session] = true
-	if doc.current(paths.StampOf(abs)) {
-		r.sendText(ctx, sender, doc, m.Fresh)
+func (r *routerActor) syncCurrent(ctx actor.Context, m *messages.SyncDocument, abs string, doc *document, done answer) {
+	stamp := paths.StampOf(abs)
+	if doc.current(stamp) || !stamp.Exists() && !doc.stamp.Exists() && doc.gen > 0 {
+		r.sendText(ctx, doc, m.Fresh, done) // current, or an overlay not on disk
 		return
 	}
 	gen := doc.gen
 	r.readDisk(ctx, abs, m.Path, func(read *diskRead) {
 		switch {
 		case r.docs[abs] != doc:
-			r.reply(ctx, sender, &messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
+			done(&messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
 		case read.err != nil:
-			r.reply(ctx, sender, &messages.FileSynced{Path: abs, URI: doc.uri, Err: read.err})
+			done(&messages.FileSynced{Path: abs, URI: doc.uri, Err: read.err})
 		case doc.gen != gen:
-			r.sendText(ctx, sender, doc, m.Fresh) // changed meanwhile: that text is newer
+			r.sendText(ctx, doc, m.Fresh, done) // changed meanwhile: that text is newer
 		default:
 			doc.setText(read.text, read.stamp, true)
-			r.sendText(ctx, sender, doc, m.Fresh)
+			r.sendText(ctx, doc, m.Fresh, done)
 		}
 	})
 }
 
 // sendText sends the document's text to every server (a no-op for those
-// that have it) and replies with their versions; with fresh, servers that
-// had it already are touched. done, when given, runs after the reply.
-func (r *routerActor) sendText(ctx actor.Context, sender *actor.PID, doc *document, fresh bool, done ...func()) {
+// that have it) and answers with their versions; with fresh, servers that
+// had it already are touched.
+func (r *routerActor) sendText(ctx actor.Context, doc *document, fresh bool, done answer) {
 	text := doc.text
-	r.fanoutSync(ctx, sender, doc, func(t messages.Target) any {
+	r.fanoutSync(ctx, doc, func(t messages.Target) any {
 		return &messages.OpenDocument{URI: doc.uri, LanguageID: t.LanguageID, Text: text}
-	}, func(reply *messages.FileSynced) {
-		reply.Text = text
+	}, func(fs *messages.FileSynced) {
+		fs.Text = text
 		if fresh {
-			r.touchUnchanged(ctx, sender, doc, reply)
-		} else {
-			r.reply(ctx, sender, reply)
+			r.touchUnchanged(ctx, doc, fs, done)
+			return
 		}
-		for _, f := range done {
-			f()
-		}
+		done(fs)
 	})
 }
 
 // touchUnchanged asks the servers that got nothing new to diagnose the
 // document again if anything changed on them since its version, and then
-// replies with every server's version.
-func (r *routerActor) touchUnchanged(ctx actor.Context, sender *actor.PID, doc *document, reply *messages.FileSynced) {
+// answers with every server's version.
+func (r *routerActor) touchUnchanged(ctx actor.Context, doc *document, fs *messages.FileSynced, done answer) {
 	var idx []int
-	for i, sv := range reply.Servers {
+	for i, sv := range fs.Servers {
 		if !sv.Changed && sv.Err == nil {
 			idx = append(idx, i)
 		}
 	}
-	if len(idx) == 0 {
-		r.reply(ctx, sender, reply)
+	left := len(idx)
+	if left == 0 {
+		done(fs)
 		return
 	}
-	left := len(idx)
 	for _, i := range idx {
-		e := r.server(ctx, reply.Servers[i].ServerKey, doc.defs[i])
+		e := r.server(ctx, fs.Servers[i].ServerKey, doc.defs[i])
 		e.sent++
-		reply.Servers[i].SentAt = time.Now()
+		fs.Servers[i].SentAt = time.Now()
 		f := ctx.RequestFuture(e.pid, &messages.TouchDocument{URI: doc.uri}, syncTimeout)
 		ctx.ReenterAfter(f, func(res any, err error) {
 			if s, ok := res.(*messages.DocumentSynced); ok && err == nil && s.Err == nil {
-				reply.Servers[i].Version, reply.Servers[i].Changed = s.Version, s.Changed
+				fs.Servers[i].Version, fs.Servers[i].Changed = s.Version, s.Changed
 			}
 			if left--; left == 0 {
-				doc.versions = reply.Servers
-				r.reply(ctx, sender, reply)
+				doc.versions = fs.Servers
+				done(fs)
 			}
 		})
 	}
+}
+
+// save writes the text the servers have to disk when it differs from the
+// disk's (an agent's edit, or a document that exists only in memory), then
+// sends didSave.
+func (r *routerActor) save(ctx actor.Context, abs string, doc *document, done answer) {
+	if doc == nil {
+		done(&messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
+		return
+	}
+	didSave := func() {
+		r.fanoutSync(ctx, doc, func(messages.Target) any { return &messages.SaveDocument{URI: doc.uri} }, done)
+	}
+	if doc.fromDisk && doc.current(paths.StampOf(abs)) {
+		didSave()
+		return
+	}
+	text, gen := doc.text, doc.gen
+	r.writeDisk(ctx, abs, text, func(stamp paths.Stamp, err error) {
+		if err != nil {
+			done(&messages.FileSynced{Path: abs, URI: doc.uri, Err: err})
+			return
+		}
+		if doc.gen == gen {
+			doc.stamp, doc.fromDisk = stamp, true // the disk holds the text now
+		}
+		didSave()
+	})
 }
 
 // closeDoc drops the session's reference; the last one closes the
 // document on its servers.
-func (r *routerActor) closeDoc(ctx actor.Context, sender *actor.PID, abs string, doc *document, session string) {
+func (r *routerActor) closeDoc(ctx actor.Context, abs string, doc *document, session string, done answer) {
 	if doc == nil || !doc.sessions[session] {
-		r.reply(ctx, sender, &messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
+		done(&messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
 		return
 	}
 	delete(doc.sessions, session)
 	if len(doc.sessions) > 0 {
-		r.reply(ctx, sender, &messages.FileSynced{Path: abs, URI: doc.uri})
+		done(&messages.FileSynced{Path: abs, URI: doc.uri})
 		return
 	}
-	r.closeOnServers(ctx, sender, doc, nil)
+	r.closeOnServers(ctx, doc, done)
 }
 
-// closeOnServers closes a document on every server and forgets it; done
-// (when not nil) runs once every server answered.
-func (r *routerActor) closeOnServers(ctx actor.Context, sender *actor.PID, doc *document, done func()) {
+// closeOnServers closes a document on every server and forgets it.
+func (r *routerActor) closeOnServers(ctx actor.Context, doc *document, done answer) {
 	delete(r.docs, doc.path)
-	r.fanoutSync(ctx, sender, doc, func(messages.Target) any { return &messages.CloseDocument{URI: doc.uri} },
-		func(reply *messages.FileSynced) {
-			r.reply(ctx, sender, reply)
-			if done != nil {
-				done()
-			}
-		})
+	r.fanoutSync(ctx, doc, func(messages.Target) any { return &messages.CloseDocument{URI: doc.uri} }, done)
 }
 
 // onEndSession drops every reference the session holds.
@@ -187,21 +204,16 @@ func (r *routerActor) onEndSession(ctx actor.Context, sender *actor.PID, m *mess
 		delete(doc.sessions, m.Session)
 		closed++
 		if len(doc.sessions) == 0 {
-			r.closeOnServers(ctx, nil, doc, nil)
+			r.closeOnServers(ctx, doc, r.replyTo(ctx, nil))
 		}
 	}
 	r.reply(ctx, sender, &messages.SessionEnded{Session: m.Session, Released: closed})
 }
 
 // fanoutSync sends one document message per target and, once every server
-// actor answered, calls done with all their versions (default: reply to
-// sender).
-func (r *routerActor) fanoutSync(ctx actor.Context, sender *actor.PID, doc *document, msg func(messages.Target) any, done ...func(*messages.FileSynced)) {
+// actor answered, answers with all their versions.
+func (r *routerActor) fanoutSync(ctx actor.Context, doc *document, msg func(messages.Target) any, done answer) {
 	reply := &messages.FileSynced{Path: doc.path, URI: doc.uri, Servers: make([]messages.ServerVersion, len(doc.targets))}
-	finish := func(reply *messages.FileSynced) { r.reply(ctx, sender, reply) }
-	if len(done) > 0 {
-		finish = done[0]
-	}
 	left := len(doc.targets)
 	for i, t := range doc.targets {
 		e := r.server(ctx, t.ServerKey, doc.defs[i])
@@ -217,7 +229,7 @@ func (r *routerActor) fanoutSync(ctx actor.Context, sender *actor.PID, doc *docu
 			}
 			if left--; left == 0 {
 				doc.versions = reply.Servers
-				finish(reply)
+				done(reply)
 			}
 		})
 	}

@@ -1,6 +1,8 @@
 package router
 
 import (
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -70,15 +72,51 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 // resync reads an open file from disk and sends its text to the file's
 // servers (a no-op for those that have it already), unless the document
 // changed meanwhile; done runs when the servers answered (or nothing was
-// sent).
-func (r *routerActor) resync(ctx actor.Context, path string, doc *document, done func()) {
+// sent). A server's failure is logged: nobody else asked.
+func (r *routerActor) resync(ctx actor.Context, path string, doc *document, done answer) {
 	gen := doc.gen
 	r.readDisk(ctx, path, path, func(read *diskRead) {
 		if read.err != nil || r.docs[path] != doc || doc.gen != gen {
-			done() // unreadable, closed or changed meanwhile
+			done(&messages.FileSynced{Path: path, Err: read.err}) // unreadable, closed or changed meanwhile
 			return
 		}
 		doc.setText(read.text, read.stamp, true)
-		r.sendText(ctx, nil, doc, false, done)
+		r.sendText(ctx, doc, false, func(fs *messages.FileSynced) {
+			for _, sv := range fs.Servers {
+				if sv.Err != nil {
+					r.cfg.Logger.Warn("re-sync from disk failed", "path", path, "server", sv.ServerID, "err", sv.Err)
+				}
+			}
+			done(fs)
+		})
 	})
+}
+
+// writeDisk writes text to abs in a reaper goroutine and calls then on the
+// actor with the file's new stamp.
+func (r *routerActor) writeDisk(ctx actor.Context, abs, text string, then func(paths.Stamp, error)) {
+	f := actor.NewFuture(ctx.ActorSystem(), time.Minute)
+	root := ctx.ActorSystem().Root
+	r.cfg.Reaper.Go(func() {
+		err := os.MkdirAll(filepath.Dir(abs), 0o755)
+		if err == nil {
+			err = os.WriteFile(abs, []byte(text), 0o644)
+		}
+		stamp := paths.StampOf(abs)
+		stamp.Hash = paths.HashText(text)
+		root.Send(f.PID(), &diskWritten{stamp: stamp, err: err})
+	})
+	ctx.ReenterAfter(f, func(res any, err error) {
+		w, ok := res.(*diskWritten)
+		if !ok {
+			w = &diskWritten{err: err}
+		}
+		then(w.stamp, w.err)
+	})
+}
+
+// diskWritten is the outcome of writeDisk.
+type diskWritten struct {
+	stamp paths.Stamp
+	err   error
 }

@@ -55,7 +55,7 @@ var editIDs atomic.Uint64
 func (h *Harness) Pipeline(ws string, reg *config.Registry, cfg diagnostics.Config) *Pipeline {
 	diag := h.Sys.Root.Spawn(diagnostics.NewProps(cfg))
 	h.Track(diag)
-	r := h.Router(ws, reg, func(c *router.Config) { c.Observers = append(c.Observers, diag) })
+	r := h.Router(ws, reg, func(c *router.Config) { c.Observers, c.Diagnostics = append(c.Observers, diag), diag })
 	return &Pipeline{H: h, Router: r, Diag: diag}
 }
 

@@ -60,11 +60,17 @@ func (e *Edit) Settling() bool { return !e.settleStart.IsZero() }
 type Tracker struct {
 	edits    map[uint64]*Edit
 	editedAt map[string]uint64 // document -> store seq when an edit of it last started or ended
+	// bases keeps the baseline of an edit whose wait was abandoned, for the
+	// session's next edit of the document: what that edit caused was never
+	// shown, so it stays new.
+	bases map[baseKey]uint64
 }
+
+type baseKey struct{ session, uri string }
 
 // New returns an empty tracker.
 func New() *Tracker {
-	return &Tracker{edits: make(map[uint64]*Edit), editedAt: make(map[string]uint64)}
+	return &Tracker{edits: make(map[uint64]*Edit), editedAt: make(map[string]uint64), bases: make(map[baseKey]uint64)}
 }
 
 // Len is the number of edits held.
@@ -87,9 +93,26 @@ func (t *Tracker) Start(id uint64, session, uri string, seq uint64, now time.Tim
 		return nil, false
 	}
 	t.touched(uri, seq)
+	if base, ok := t.bases[baseKey{session, uri}]; ok && base < seq {
+		seq = base // an abandoned edit's changes are still to be shown
+	}
 	e := &Edit{ID: id, Session: session, URI: uri, Started: now, StartSeq: seq}
 	t.edits[id] = e
 	return e, true
+}
+
+// Cancel drops an edit whose requester gave up, keeping its baseline for
+// the session's next edit of the document.
+func (t *Tracker) Cancel(e *Edit) {
+	delete(t.edits, e.ID)
+	k := baseKey{e.Session, e.URI}
+	if base, ok := t.bases[k]; ok && base < e.StartSeq {
+		return
+	}
+	if len(t.bases) >= maxEdited {
+		clear(t.bases)
+	}
+	t.bases[k] = e.StartSeq
 }
 
 func (t *Tracker) touched(uri string, seq uint64) {
@@ -166,6 +189,26 @@ func (t *Tracker) Check(e *Edit, satisfied func(*Wait) (done, pulled bool), now 
 	return SettleStart
 }
 
+// Revalidate checks again, when the settle window ends, the servers that
+// were done by a push: one that no longer counts (a push without a version
+// from a server since seen to send versions) is waited for again, and the
+// settle window starts over once it is done. It reports whether every
+// server is still done.
+func (t *Tracker) Revalidate(e *Edit, satisfied func(*Wait) (done, pulled bool)) bool {
+	ok := true
+	for _, w := range e.Waits {
+		if w.Done && !w.Pulled {
+			if done, _ := satisfied(w); !done {
+				w.Done, ok = false, false
+			}
+		}
+	}
+	if !ok {
+		e.settleStart, e.settleAt = time.Time{}, time.Time{}
+	}
+	return ok
+}
+
 // Pushed notes a push for uri from server during e's settle window: one
 // for the edited document (a later phase) or for a document nobody edited
 // since e started (a cascade into an importer) extends the window, never
@@ -214,5 +257,6 @@ func (t *Tracker) EditedElsewhere(e *Edit, uri string) bool {
 // their own cascade.
 func (t *Tracker) Done(e *Edit, seq uint64) {
 	delete(t.edits, e.ID)
+	delete(t.bases, baseKey{e.Session, e.URI})
 	t.touched(e.URI, seq)
 }

@@ -1,0 +1,110 @@
+package router
+
+import (
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+)
+
+// Edits. The router carries an Edit out as one step of the pipeline: it
+// tells the diagnostics actor the edit starts (its baseline is taken
+// before the change can produce any diagnostics), syncs the document, and
+// hands the wait to the diagnostics actor, which answers the requester
+// directly; when nothing went out, it tells the diagnostics actor so and
+// answers with the error. Edit ids are the router's own: callers' ids are
+// kept per sender, for CancelEdit.
+
+// maxEditsKept bounds the caller ids remembered for CancelEdit.
+const maxEditsKept = 10000
+
+// callerKey names one caller's edit: its sender and its own id.
+type callerKey struct {
+	sender string
+	id     uint64
+}
+
+func keyOf(sender *actor.PID, id uint64) callerKey {
+	if sender == nil {
+		return callerKey{id: id}
+	}
+	return callerKey{sender: sender.String(), id: id}
+}
+
+func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.Edit) {
+	fail := func(err error) { r.reply(ctx, sender, &messages.EditResult{ID: m.ID, Err: err}) }
+	abs, err := r.editPath(m)
+	if err != nil {
+		fail(err)
+		return
+	}
+	r.nextEdit++
+	eid := r.nextEdit
+	if len(r.edits) >= maxEditsKept {
+		clear(r.edits)
+	}
+	r.edits[keyOf(sender, m.ID)] = eid
+	ctx.Send(r.cfg.Diagnostics, &messages.EditStarted{EditID: eid, Session: m.Session, URI: paths.URI(abs)})
+	sync := &messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncChange, Text: m.Text, Fresh: m.Current}
+	if m.Current {
+		sync.Action = messages.SyncCurrent
+	}
+	r.sync(ctx, sync, m.Create, func(fs *messages.FileSynced) {
+		if err := syncError(fs); err != nil {
+			ctx.Send(r.cfg.Diagnostics, &messages.EditAborted{EditID: eid})
+			fail(err)
+			return
+		}
+		if m.NotifyApplied {
+			r.reply(ctx, sender, &messages.EditApplied{ID: m.ID, Path: fs.Path, URI: fs.URI, Servers: fs.Servers})
+		}
+		await := &messages.AwaitEdit{EditID: eid, CallerID: m.ID, Session: m.Session, URI: fs.URI,
+			Servers: fs.Servers, WaitOptions: m.WaitOptions}
+		if sender == nil {
+			ctx.Send(r.cfg.Diagnostics, await)
+			return
+		}
+		ctx.RequestWithCustomSender(r.cfg.Diagnostics, await, sender)
+	})
+}
+
+// editPath checks an edit's file (it must exist unless the edit creates
+// it) and text.
+func (r *routerActor) editPath(m *messages.Edit) (string, error) {
+	if !m.Current {
+		if err := paths.CheckText(m.Text); err != nil {
+			return "", err
+		}
+	}
+	return r.checkFile(m.Path, m.Create && !m.Current)
+}
+
+// syncError is why a sync sent nothing: a path error, or every server
+// failed.
+func syncError(fs *messages.FileSynced) error {
+	if fs.Err != nil {
+		return fs.Err
+	}
+	var errs []error
+	for _, sv := range fs.Servers {
+		if sv.Err != nil {
+			errs = append(errs, sv.Err)
+		}
+	}
+	if len(errs) > 0 && len(errs) == len(fs.Servers) {
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+// onCancelEdit forwards a requester's cancellation to the diagnostics
+// actor.
+func (r *routerActor) onCancelEdit(ctx actor.Context, sender *actor.PID, m *messages.CancelEdit) {
+	k := keyOf(sender, m.ID)
+	if eid, ok := r.edits[k]; ok {
+		delete(r.edits, k)
+		ctx.Send(r.cfg.Diagnostics, &messages.EditCancelled{EditID: eid})
+	}
+}

@@ -1,0 +1,187 @@
+// Package reach answers whether a change to one file can change the
+// diagnostics of another, by the package rules of the language: in Go,
+// the same package (directory) or a package that imports the changed one,
+// transitively, within the module; in Python, the same module or one that
+// imports it, transitively, under the project; in TypeScript and
+// JavaScript, a file that imports it by a relative path, transitively.
+// For other languages it cannot tell.
+//
+// An Index caches what it read of each file (its imports, by size and
+// modification time), so asking again after a few files changed costs one
+// stat per source file and a parse of the changed ones. It reads the file
+// system: call it from a goroutine of its own, never from an actor's
+// Receive. An Index is safe for concurrent use.
+package reach
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/agentlsp/agentlsp/paths"
+)
+
+// Verdict is an answer of Reaches.
+type Verdict int
+
+// The verdicts.
+const (
+	Unknown Verdict = iota // the language's rules are not known here
+	No
+	Yes
+)
+
+// maxFiles bounds the source files one project walk reads.
+const maxFiles = 20000
+
+// Index caches imports per file.
+type Index struct {
+	workspace string
+	mu        sync.Mutex
+	files     map[string]*entry // by absolute path
+}
+
+type entry struct {
+	stamp   paths.Stamp
+	imports []string // import paths (Go), module names (Python), resolved files (TS/JS)
+}
+
+// New returns an index of the files under workspace.
+func New(workspace string) *Index {
+	return &Index{workspace: workspace, files: make(map[string]*entry)}
+}
+
+// Reach is the set of files a change to one file can reach.
+type Reach struct {
+	lang  language
+	dirs  map[string]bool // Go, Python: directories (packages) reached
+	files map[string]bool // Python, TS/JS: files reached
+}
+
+// Reaches reports whether a change to the file from whose Reach r is can
+// change the diagnostics of file to.
+func (r *Reach) Reaches(to string) Verdict {
+	switch {
+	case r == nil || r.lang == nil || langOf(to) == nil:
+		return Unknown
+	case langOf(to) != r.lang:
+		return No // another language's file: no import crosses
+	case r.files[to] || r.lang.byDir() && r.dirs[filepath.Dir(to)]:
+		return Yes
+	}
+	return No
+}
+
+// From returns the Reach of a change to file: everything it can change.
+func (ix *Index) From(file string) *Reach {
+	lang := langOf(file)
+	if lang == nil {
+		return &Reach{}
+	}
+	root := projectRoot(ix.workspace, file, lang.markers())
+	graph := ix.graph(root, lang)
+	return lang.reach(file, root, graph)
+}
+
+// graph reads the imports of every source file of the language under
+// root (at most maxFiles; ignored directories skipped), from the cache
+// where the file did not change.
+func (ix *Index) graph(root string, lang language) map[string][]string {
+	out := make(map[string][]string)
+	filter := paths.NewFilter(nil)
+	n := 0
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && p != root && (filter.Ignored(d.Name()) || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir() || !lang.source(p):
+			return nil
+		}
+		if n++; n > maxFiles {
+			return filepath.SkipAll
+		}
+		out[p] = ix.imports(p, lang)
+		return nil
+	})
+	return out
+}
+
+// imports returns a file's imports, read again only when it changed.
+func (ix *Index) imports(p string, lang language) []string {
+	stamp := paths.StampOf(p)
+	ix.mu.Lock()
+	e := ix.files[p]
+	ix.mu.Unlock()
+	if e != nil && e.stamp.SameFile(stamp) {
+		return e.imports
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	imps := lang.parse(p, b)
+	ix.mu.Lock()
+	ix.files[p] = &entry{stamp: stamp, imports: imps}
+	ix.mu.Unlock()
+	return imps
+}
+
+// projectRoot is the nearest directory above file holding one of markers,
+// up to the workspace (the workspace when none does).
+func projectRoot(workspace, file string, markers []string) string {
+	for dir := filepath.Dir(file); paths.Within(workspace, dir); dir = filepath.Dir(dir) {
+		for _, m := range markers {
+			if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+				return dir
+			}
+		}
+		if dir == workspace {
+			break
+		}
+	}
+	return workspace
+}
+
+// language is one language's package rules.
+type language interface {
+	markers() []string
+	source(path string) bool
+	parse(path string, src []byte) []string
+	reach(file, root string, graph map[string][]string) *Reach
+	byDir() bool // the reach is a set of directories (packages)
+}
+
+var languages = []language{goLang{}, pyLang{}, tsLang{}}
+
+func langOf(path string) language {
+	for _, l := range languages {
+		if l.source(path) {
+			return l
+		}
+	}
+	return nil
+}
+
+// closure returns the nodes that reach start through edges reversed: a
+// breadth-first walk of who imports whom.
+func closure(start string, importers map[string][]string) map[string]bool {
+	seen := map[string]bool{start: true}
+	queue := []string{start}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, m := range importers[n] {
+			if !seen[m] {
+				seen[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	return seen
+}
+
+// trimExt is a path without its extension.
+func trimExt(p string) string { return strings.TrimSuffix(p, filepath.Ext(p)) }

@@ -1,0 +1,86 @@
+package reach_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentlsp/agentlsp/reach"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func layout(t *testing.T, files map[string]string) string {
+	ws := t.TempDir()
+	for rel, text := range files {
+		p := filepath.Join(ws, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+func TestGo(t *testing.T) {
+	ws := layout(t, map[string]string{
+		"go.mod":      "module example.com/m\n",
+		"a/a.go":      "package a\n",
+		"a/a2.go":     "package a\n",
+		"b/b.go":      "package b\n\nimport \"example.com/m/a\"\n",
+		"c/c.go":      "package c\n\nimport (\n\t\"fmt\"\n\t\"example.com/m/b\"\n)\n",
+		"d/d.go":      "package d\n\nimport \"example.com/m/e\"\n",
+		"e/e.go":      "package e\n",
+		"x/py.py":     "import os\n",
+		"vendor/v.go": "package v\n\nimport \"example.com/m/a\"\n",
+	})
+	r := reach.New(ws).From(filepath.Join(ws, "a", "a.go"))
+	tests := map[string]reach.Verdict{
+		"a/a2.go": reach.Yes, // the same package
+		"b/b.go":  reach.Yes, // imports a
+		"c/c.go":  reach.Yes, // imports b, which imports a
+		"d/d.go":  reach.No,
+		"e/e.go":  reach.No,
+		"x/py.py": reach.No, // another language
+		"x/y.txt": reach.Unknown,
+	}
+	for rel, want := range tests {
+		if got := r.Reaches(filepath.Join(ws, filepath.FromSlash(rel))); got != want {
+			t.Errorf("a/a.go reaches %s = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+func TestPython(t *testing.T) {
+	ws := layout(t, map[string]string{
+		"pyproject.toml":  "",
+		"pkg/__init__.py": "",
+		"pkg/lib.py":      "def f(): pass\n",
+		"pkg/mid.py":      "from pkg.lib import f\n",
+		"pkg/top.py":      "from . import mid\nimport os, pkg.mid\n",
+		"pkg/alone.py":    "import json\n",
+	})
+	r := reach.New(ws).From(filepath.Join(ws, "pkg", "lib.py"))
+	for rel, want := range map[string]reach.Verdict{"pkg/mid.py": reach.Yes, "pkg/top.py": reach.Yes, "pkg/alone.py": reach.No} {
+		if got := r.Reaches(filepath.Join(ws, filepath.FromSlash(rel))); got != want {
+			t.Errorf("lib.py reaches %s = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+func TestTypeScript(t *testing.T) {
+	ws := layout(t, map[string]string{
+		"tsconfig.json":   "{}",
+		"src/util.ts":     "export const x = 1;\n",
+		"src/main.ts":     "import { x } from './util';\n",
+		"src/app/page.ts": "import '../main';\n",
+		"src/other.ts":    "export const y = 2;\n",
+	})
+	r := reach.New(ws).From(filepath.Join(ws, "src", "util.ts"))
+	for rel, want := range map[string]reach.Verdict{"src/main.ts": reach.Yes, "src/app/page.ts": reach.Yes, "src/other.ts": reach.No} {
+		if got := r.Reaches(filepath.Join(ws, filepath.FromSlash(rel))); got != want {
+			t.Errorf("util.ts reaches %s = %v, want %v", rel, got, want)
+		}
+	}
+}
