@@ -102,7 +102,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		sys: lifecycle.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session),
 	}
 	rt.diag = rt.sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{
-		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger,
+		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger, Workspace: ws, Reaper: rt.reaper,
 	}))
 	rt.router = rt.sys.Root.Spawn(router.NewProps(router.Config{
 		Workspace: ws, Registry: reg, Reaper: rt.reaper, Observers: []*actor.PID{rt.diag}, Diagnostics: rt.diag,

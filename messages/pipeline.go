@@ -123,6 +123,10 @@ type FileReport struct {
 	// because of the edit (or, for a diagnostics call, since the session's
 	// previous answer) and it has errors the session was not shown.
 	Other bool
+	// ChangedBy names, for a file in EditResult.Meanwhile, the changes that
+	// overlapped the edit and could have made its errors (another
+	// session's edit, a change on disk), or why the edit could not.
+	ChangedBy []string
 }
 
 // Subscribe registers the sender as the session's subscriber for passive

@@ -18,16 +18,14 @@ import (
 // cascade finds the other documents whose diagnostics changed since the
 // edit started and that now have problems they did not have: importers
 // broken by the edit.
-func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
+func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) (caused, meanwhile []messages.FileReport) {
 	mine := make(map[messages.ServerKey]bool, len(e.Waits))
 	for _, w := range e.Waits {
 		mine[w.ServerKey] = true
 	}
 	changed := make(map[string]bool)
 	for k := range a.store.ChangedSince(e.StartSeq) {
-		// Only documents of this edit's servers that nobody edited since:
-		// another agent's breakage is not this edit's.
-		if k.URI != e.URI && mine[k.Server] && !a.edits.EditedElsewhere(e, k.URI) {
+		if k.URI != e.URI && mine[k.Server] {
 			changed[k.URI] = true
 		}
 	}
@@ -36,9 +34,8 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		uris = append(uris, u)
 	}
 	sort.Strings(uris)
-	var out []messages.FileReport
 	for _, u := range uris {
-		if len(out) == maxFiles {
+		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
 		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
@@ -49,10 +46,18 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		}
 		dedup.Sort(added)
 		kept, more := dedup.Cap(added, dedup.PerFile)
-		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true})
+		f := messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
+			Servers: servers, Other: true}
+		why := a.attribute(e, u)
+		switch {
+		case len(why) == 0 && len(caused) < maxFiles:
+			caused = append(caused, f)
+		case len(why) > 0 && len(meanwhile) < maxFiles:
+			f.ChangedBy = why
+			meanwhile = append(meanwhile, f)
+		}
 	}
-	return out
+	return caused, meanwhile
 }
 
 // sessionCascade finds, for a diagnostics call, the documents of its

@@ -11,6 +11,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/reach"
 )
 
 // Defaults of the diagnostics actor (DESIGN.md section 4).
@@ -41,6 +42,11 @@ type Config struct {
 	Logger  *slog.Logger
 	// Clock is the time source (tests); nil: real time.
 	Clock lifecycle.Clock
+	// Workspace and Reaper let the actor tell which files an edit can
+	// reach (by their imports, read in reaper goroutines); without them
+	// every change could reach every file.
+	Workspace string
+	Reaper    *lifecycle.Reaper
 }
 
 // NewProps returns the props of the diagnostics actor.
@@ -89,6 +95,12 @@ type diagnosticsActor struct {
 	versions map[store.Key]int32 // latest version an edit synced, for staleness
 	sessions map[string]*session
 	flushing bool // a batch flush is scheduled
+
+	reach      *reach.Index // nil without a workspace
+	reachJobs  int
+	reachQueue []reachJob
+	disk       []*diskChange // recent changes on disk, oldest first
+	nextDisk   uint64
 }
 
 // Receive dispatches one message; it never blocks.
@@ -111,7 +123,7 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 	case *messages.Progress:
 		a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root}).indexing = m.Active
 	case *messages.EditStarted:
-		a.onEditStarted(m)
+		a.onEditStarted(ctx, m)
 	case *messages.AwaitEdit:
 		a.onAwaitEdit(ctx, m)
 	case *editTimeout:
@@ -134,6 +146,10 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.onFlush(ctx)
 	case *messages.GetDiagnostics:
 		ctx.Respond(a.snapshot(m))
+	case *messages.FilesChanged:
+		a.onDiskChanged(ctx, m)
+	case *reachKnown:
+		a.onReachKnown(ctx, m)
 	}
 }
 
@@ -144,6 +160,9 @@ func (a *diagnosticsActor) onStarted(ctx actor.Context) {
 	a.servers = make(map[messages.ServerKey]*serverView)
 	a.versions = make(map[store.Key]int32)
 	a.sessions = make(map[string]*session)
+	if a.cfg.Workspace != "" {
+		a.reach = reach.New(a.cfg.Workspace)
+	}
 }
 
 func (a *diagnosticsActor) now() time.Time { return a.cfg.Clock.Now() }

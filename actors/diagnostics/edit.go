@@ -8,6 +8,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
 	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // Timer messages of the edits.
@@ -19,7 +20,7 @@ type (
 
 // onEditStarted records where the edit's baseline is: the store's write
 // count now.
-func (a *diagnosticsActor) onEditStarted(m *messages.EditStarted) {
+func (a *diagnosticsActor) onEditStarted(ctx actor.Context, m *messages.EditStarted) {
 	e, ok := a.edits.Start(m.EditID, m.Session, m.URI, a.store.Seq(), a.now())
 	if !ok {
 		a.cfg.Logger.Warn("too many edits pending; ignoring EditStarted", "edit", m.EditID)
@@ -29,6 +30,7 @@ func (a *diagnosticsActor) onEditStarted(m *messages.EditStarted) {
 	if m.Session != "" {
 		a.session(m.Session).mine.Add(m.URI, struct{}{})
 	}
+	a.askReach(ctx, reachJob{edit: m.EditID, path: paths.FromURI(m.URI)})
 }
 
 // onEditAborted forgets an edit whose change never went out.
@@ -48,7 +50,7 @@ func (a *diagnosticsActor) onEditCancelled(m *messages.EditCancelled) {
 	a.timers.Cancel(e.Timeout)
 	a.timers.Cancel(e.SettleTimer)
 	a.timers.Cancel(e.Expiry)
-	a.edits.Cancel(e)
+	a.edits.Cancel(e, a.now())
 }
 
 // onAwaitEdit attaches the wait to its edit and checks it at once:
@@ -135,7 +137,7 @@ func (a *diagnosticsActor) release(ctx actor.Context, e *edits.Edit, timedOut st
 	a.timers.Cancel(e.Timeout)
 	a.timers.Cancel(e.SettleTimer)
 	res := a.editResult(e, timedOut)
-	a.edits.Done(e, a.store.Seq())
+	a.edits.Done(e, a.store.Seq(), a.now())
 	if e.ReplyTo != nil {
 		ctx.Send(e.ReplyTo, res)
 	}

@@ -101,7 +101,7 @@ func TestPipelineRealPyright(t *testing.T) {
 	}
 	res = p.Edit("agent", util, "def helper2(x: int) -> int:\n    return x + 1\n", realEdit)
 	if res.Status != messages.StatusFresh || len(res.Files) != 2 || res.Files[1].URI != paths.URI(main) {
-		t.Fatalf("rename in util.py = %s %+v, want main.py as another file", res.Status, res.Files)
+		t.Fatalf("rename in util.py = %s %+v (meanwhile %+v), want main.py as another file", res.Status, res.Files, res.Meanwhile)
 	}
 	if got := res.Files[1].Diagnostics; len(got) != 1 || got[0].Range.Start != (messages.Position{Line: 0, Character: 17}) ||
 		got[0].Message != "\"helper\" is unknown import symbol" {

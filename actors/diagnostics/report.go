@@ -46,11 +46,13 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	if req.All {
 		res.Files = append(res.Files, a.sessionCascade(e, minSev, maxOther)...)
 	} else {
-		res.Files = append(res.Files, a.cascade(e, minSev, maxOther)...)
+		caused, meanwhile := a.cascade(e, minSev, maxOther)
+		res.Files, res.Meanwhile = append(res.Files, caused...), meanwhile
 	}
 	res.Elapsed = a.now().Sub(e.Started)
 	res.Servers = append(res.Servers, req.Servers...)
 	a.markDelivered(e.Session, res.Files)
+	a.markDelivered(e.Session, res.Meanwhile)
 	if e.Session != "" {
 		a.session(e.Session).answeredSeq = a.store.Seq()
 	}

@@ -56,6 +56,9 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		for _, e := range r.servers {
 			ctx.Send(e.pid, m)
 		}
+		if r.cfg.Diagnostics != nil {
+			ctx.Send(r.cfg.Diagnostics, m) // it tells whose edit broke what
+		}
 	}
 	if m.Partial {
 		r.checkStamps(ctx)

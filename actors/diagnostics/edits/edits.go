@@ -15,12 +15,14 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/reach"
 )
 
 // Bounds of a tracker.
 const (
 	MaxPending = 10000 // edits started and not released
 	maxEdited  = 1 << 16
+	maxRecent  = 256 // released edits kept for overlap checks
 )
 
 // Edit is one edit. The tracker owns its fields; the shell reads them and
@@ -41,6 +43,12 @@ type Edit struct {
 	settleAt    time.Time // when the settle window ends
 
 	Timeout, SettleTimer, Expiry uint64
+
+	// Reach is what the edit's change can reach (computed from the import
+	// graph after it started; nil until then), and Ended when it was
+	// released: for the attribution of other files' diagnostics.
+	Reach *reach.Reach
+	Ended time.Time
 }
 
 // Wait is one server an edit waits for.
@@ -64,6 +72,8 @@ type Tracker struct {
 	// session's next edit of the document: what that edit caused was never
 	// shown, so it stays new.
 	bases map[baseKey]uint64
+	// recent are released edits, newest last, for overlap checks.
+	recent []*Edit
 }
 
 type baseKey struct{ session, uri string }
@@ -103,8 +113,9 @@ func (t *Tracker) Start(id uint64, session, uri string, seq uint64, now time.Tim
 
 // Cancel drops an edit whose requester gave up, keeping its baseline for
 // the session's next edit of the document.
-func (t *Tracker) Cancel(e *Edit) {
+func (t *Tracker) Cancel(e *Edit, now time.Time) {
 	delete(t.edits, e.ID)
+	t.remember(e, now)
 	k := baseKey{e.Session, e.URI}
 	if base, ok := t.bases[k]; ok && base < e.StartSeq {
 		return
@@ -255,8 +266,49 @@ func (t *Tracker) EditedElsewhere(e *Edit, uri string) bool {
 // Done forgets a released edit. Its document counts as edited until now
 // (seq), so edits that overlapped it do not take its diagnostics for
 // their own cascade.
-func (t *Tracker) Done(e *Edit, seq uint64) {
+func (t *Tracker) Done(e *Edit, seq uint64, now time.Time) {
 	delete(t.edits, e.ID)
 	delete(t.bases, baseKey{e.Session, e.URI})
 	t.touched(e.URI, seq)
+	t.remember(e, now)
+}
+
+// remember keeps a finished edit for overlap checks.
+func (t *Tracker) remember(e *Edit, now time.Time) {
+	e.Ended = now
+	if len(t.recent) == maxRecent {
+		t.recent = append(t.recent[:0], t.recent[1:]...)
+	}
+	t.recent = append(t.recent, e)
+}
+
+// Find returns a held or recently finished edit.
+func (t *Tracker) Find(id uint64) *Edit {
+	if e := t.edits[id]; e != nil {
+		return e
+	}
+	for _, e := range t.recent {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// Overlapping returns the edits other than e that ran while e did: those
+// held, and those that finished after e started (one that finished before
+// had all its diagnostics then). They may have changed the same files as e.
+func (t *Tracker) Overlapping(e *Edit) []*Edit {
+	var out []*Edit
+	for _, o := range t.edits {
+		if o != e {
+			out = append(out, o)
+		}
+	}
+	for _, o := range t.recent {
+		if o != e && o.Ended.After(e.Started) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

@@ -70,6 +70,7 @@ type state struct {
 	version   int32 // the version the round in flight pulls for
 	left      int   // requests of the round not answered
 	again     *Doc  // a newer version asked for during the round
+	againOf   *group // the change that asked for it (its held result waits for it)
 	resultIDs map[string]string
 	items     map[string][]messages.Diagnostic
 	group     *group // the change whose re-pulls this round is part of
@@ -127,6 +128,12 @@ func interFile(provs []Provider) bool {
 }
 
 func (s *Scheduler) pull(d Doc, provs []Provider, g *group) []Request {
+	return s.pullCounted(d, provs, g, false)
+}
+
+// pullCounted starts a round; counted says the group already counts it
+// (a round asked for while another was in flight).
+func (s *Scheduler) pullCounted(d Doc, provs []Provider, g *group, counted bool) []Request {
 	if len(provs) == 0 {
 		return nil
 	}
@@ -138,10 +145,14 @@ func (s *Scheduler) pull(d Doc, provs []Provider, g *group) []Request {
 	if st.left > 0 {
 		again := d
 		st.again = &again
+		if g != nil && st.againOf == nil {
+			st.againOf = g // the change's result waits for this document's next round
+			g.left++
+		}
 		return nil
 	}
 	st.version, st.left, st.group = d.Version, len(provs), g
-	if g != nil {
+	if g != nil && !counted {
 		g.left++
 	}
 	out := make([]Request, len(provs))
@@ -175,9 +186,9 @@ func (s *Scheduler) Done(uri string, version int32, ident string, r Report, prov
 	publish := st.release(res)
 	var next []Request
 	if st.again != nil {
-		d := *st.again
-		st.again = nil
-		next = s.pull(d, provs, nil)
+		d, g := *st.again, st.againOf
+		st.again, st.againOf = nil, nil
+		next = s.pullCounted(d, provs, g, g != nil)
 	}
 	return publish, next
 }
@@ -224,14 +235,19 @@ func (st *state) result(uri string) Result {
 func (s *Scheduler) Forget(uri string) []Result {
 	st := s.docs[uri]
 	delete(s.docs, uri)
-	if st == nil || st.left == 0 || st.group == nil {
+	if st == nil || st.left == 0 {
 		return nil
 	}
-	g := st.group
-	if g.left--; g.left == 0 && g.held != nil {
-		return []Result{*g.held}
+	var out []Result
+	for _, g := range []*group{st.group, st.againOf} {
+		if g == nil {
+			continue
+		}
+		if g.left--; g.left == 0 && g.held != nil {
+			out = append(out, *g.held)
+		}
 	}
-	return nil
+	return out
 }
 
 // Reset drops everything (a new server process).

@@ -87,3 +87,24 @@ func TestForgetReleasesHeld(t *testing.T) {
 		t.Errorf("Forget = %+v, want the held result of c", pub)
 	}
 }
+
+// TestChangeWaitsForARoundInFlight: a document re-pulled by a change while
+// its previous round is still out: the change's result waits for the
+// document's next round, which describes the workspace after the change.
+func TestChangeWaitsForARoundInFlight(t *testing.T) {
+	s := pulls.New()
+	provs := []pulls.Provider{{InterFile: true}}
+	s.Pull(pulls.Doc{URI: "o", Version: 1}, provs) // a round of o is out
+	s.PullChange(pulls.Doc{URI: "c", Version: 2}, []pulls.Doc{{URI: "o", Version: 1}}, provs)
+	if pub, _ := s.Done("c", 2, "", full("c"), provs); len(pub) != 0 {
+		t.Fatalf("the change published before o's next round: %+v", pub)
+	}
+	pub, next := s.Done("o", 1, "", full("old"), provs) // the round from before the change
+	if len(pub) != 1 || pub[0].URI != "o" || len(next) != 1 {
+		t.Fatalf("o's old round = %+v, next %+v; want it published and another round asked", pub, next)
+	}
+	pub, _ = s.Done("o", 1, "", full("new"), provs) // the round after the change
+	if len(pub) != 2 || pub[1].URI != "c" {
+		t.Errorf("after o's next round: %+v, want o then the held change", pub)
+	}
+}

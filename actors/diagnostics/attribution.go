@@ -1,0 +1,133 @@
+package diagnostics
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/reach"
+)
+
+// Attribution. An error that appeared in another file while an edit
+// waited is the edit's only if the edit can reach that file (by the
+// language's import rules: package reach) and no other change that could
+// also reach it overlapped in time: another session's edit, or a file
+// written on disk. Otherwise it is reported as changed meanwhile, with the
+// changes that overlapped. What each change can reach is computed from the
+// import graph in reaper goroutines (at most maxReachJobs at once), while
+// the edit waits; a change whose reach is not known yet could reach
+// anything.
+
+const (
+	maxReachJobs    = 4
+	maxReachQueue   = 512
+	maxDiskChanges  = 256
+	overlapLookback = 500 * time.Millisecond // changes just before an edit may still be in flight
+)
+
+// diskChange is a change on disk the router forwarded.
+type diskChange struct {
+	id    uint64
+	path  string
+	at    time.Time
+	reach *reach.Reach
+}
+
+// reachJob asks for the reach of a change: an edit's or a disk change's.
+type reachJob struct {
+	edit, disk uint64
+	path       string
+}
+
+// reachKnown is a reach computed.
+type reachKnown struct {
+	job reachJob
+	r   *reach.Reach
+}
+
+// askReach queues the computation of a change's reach.
+func (a *diagnosticsActor) askReach(ctx actor.Context, job reachJob) {
+	if a.reach == nil || a.cfg.Reaper == nil {
+		return
+	}
+	if len(a.reachQueue) >= maxReachQueue {
+		return // unknown: the change could reach anything
+	}
+	a.reachQueue = append(a.reachQueue, job)
+	a.runReachJobs(ctx)
+}
+
+func (a *diagnosticsActor) runReachJobs(ctx actor.Context) {
+	for a.reachJobs < maxReachJobs && len(a.reachQueue) > 0 {
+		job := a.reachQueue[0]
+		a.reachQueue = a.reachQueue[1:]
+		a.reachJobs++
+		ix, send := a.reach, lifecycle.Sender(ctx, ctx.Self())
+		// Lives for one walk of a project's sources; joined by the Reaper.
+		a.cfg.Reaper.Go(func() { send(&reachKnown{job: job, r: ix.From(job.path)}) })
+	}
+}
+
+func (a *diagnosticsActor) onReachKnown(ctx actor.Context, m *reachKnown) {
+	a.reachJobs--
+	if m.job.edit != 0 {
+		if e := a.edits.Find(m.job.edit); e != nil {
+			e.Reach = m.r
+		}
+	}
+	for _, d := range a.disk {
+		if d.id == m.job.disk && m.job.disk != 0 {
+			d.reach = m.r
+		}
+	}
+	a.runReachJobs(ctx)
+}
+
+// onDiskChanged records the changes on disk the router forwarded.
+func (a *diagnosticsActor) onDiskChanged(ctx actor.Context, m *messages.FilesChanged) {
+	now := a.now()
+	for _, c := range m.Changes {
+		if len(a.disk) == maxDiskChanges {
+			a.disk = append(a.disk[:0], a.disk[1:]...)
+		}
+		a.nextDisk++
+		d := &diskChange{id: a.nextDisk, path: c.Path, at: now}
+		a.disk = append(a.disk, d)
+		a.askReach(ctx, reachJob{disk: d.id, path: c.Path})
+	}
+}
+
+// attribute says whether an error that appeared in uri while e waited is
+// e's: "" when it is, else the changes that could have made it (or why
+// not e).
+func (a *diagnosticsActor) attribute(e *edits.Edit, uri string) []string {
+	path := paths.FromURI(uri)
+	var why []string
+	if e.Reach != nil && e.Reach.Reaches(path) == reach.No {
+		why = append(why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
+	}
+	for _, o := range a.edits.Overlapping(e) {
+		if o.Session == e.Session && o.URI == e.URI {
+			continue // the same change, tried again
+		}
+		if o.Reach == nil || o.Reach.Reaches(path) != reach.No {
+			why = append(why, fmt.Sprintf("session %s's edit of %s", o.Session, filepath.Base(paths.FromURI(o.URI))))
+		}
+	}
+	since := e.Started.Add(-overlapLookback)
+	for _, d := range a.disk {
+		if !d.at.Before(since) && (d.reach == nil || d.reach.Reaches(path) != reach.No) {
+			why = append(why, "a change on disk to "+d.path)
+		}
+	}
+	if len(why) == 1 && e.Reach != nil && e.Reach.Reaches(path) == reach.No {
+		why = append(why, "cause unknown")
+	}
+	return why
+}
