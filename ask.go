@@ -27,9 +27,10 @@ func (p *replyProcess) SendUserMessage(_ *actor.PID, message any) {
 func (p *replyProcess) SendSystemMessage(*actor.PID, any) {}
 func (p *replyProcess) Stop(*actor.PID)                   {}
 
-// ask sends msg to pid and waits for the reply, ctx, or Shutdown. onCancel,
-// if not nil, runs when ctx ends first (to cancel the request upstream).
-func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg any, onCancel func()) (any, error) {
+// ask sends msg to pid and waits for the reply, ctx, or Shutdown. cancel,
+// if not nil, is sent to pid when ctx ends first, from the same sender (the
+// router keys callers' ids by sender).
+func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg, cancel any) (any, error) {
 	if rt.closing() {
 		return nil, ErrShutdown
 	}
@@ -45,8 +46,8 @@ func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg any, onCancel fu
 		}
 		return res, nil
 	case <-ctx.Done():
-		if onCancel != nil {
-			onCancel()
+		if cancel != nil {
+			rt.sys.Root.RequestWithCustomSender(pid, cancel, self)
 		}
 		return nil, ctx.Err()
 	case <-rt.done:
@@ -57,7 +58,5 @@ func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg any, onCancel fu
 // nextID returns a request or edit id unique in the runtime.
 func (rt *Runtime) nextID() uint64 { return rt.ids.Add(1) }
 
-// cancelRequest tells the router to abandon a request.
-func (rt *Runtime) cancelRequest(id uint64) func() {
-	return func() { rt.sys.Root.Send(rt.router, &messages.Cancel{ID: id}) }
-}
+// cancelRequest is the message that abandons a request.
+func cancelRequest(id uint64) *messages.Cancel { return &messages.Cancel{ID: id} }

@@ -117,6 +117,9 @@ func (s *Session) waitFor(path string, opt time.Duration) time.Duration {
 // the router got it, at the versions of the EditApplied that came (or
 // comes within a short grace).
 func (rt *Runtime) askEdit(ctx context.Context, m *messages.Edit) (*messages.EditResult, error) {
+	if rt.closing() {
+		return nil, &EditError{Path: m.Path, Err: ErrShutdown}
+	}
 	proc := &replyProcess{ch: make(chan any, 2)}
 	reg := rt.sys.ProcessRegistry
 	self, _ := reg.Add(proc, "edit"+reg.NextId())

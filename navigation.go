@@ -82,7 +82,7 @@ func (s *Session) WorkspaceSymbols(ctx context.Context, query string, path ...st
 	if len(path) > 0 {
 		req.Path = path[0]
 	}
-	res, err := s.rt.ask(ctx, s.rt.router, req, s.rt.cancelRequest(id))
+	res, err := s.rt.ask(ctx, s.rt.router, req, cancelRequest(id))
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (s *Session) fileRequest(ctx context.Context, path, method string, params a
 	}
 	id := s.rt.nextID()
 	res, err := s.rt.ask(ctx, s.rt.router, &messages.FileRequest{ID: id, Path: path, Method: method, Params: raw},
-		s.rt.cancelRequest(id))
+		cancelRequest(id))
 	if err != nil {
 		return nil, results.Answer{}, err
 	}

@@ -32,18 +32,19 @@ var rank = map[string]int{
 	"install":                  1, // server installation (cmd only)
 	"lspglob":                  2,
 	"results":                  2,
+	"reach":                    2,
 	"actors/lifecycle":         2,
-	"actors/server/calls":      2, // the single-threaded cores of the actors
-	"actors/server/docs":       2,
-	"actors/server/pulls":      2,
-	"actors/diagnostics/store": 2,
-	"actors/diagnostics/edits": 2,
-	"actors/server":            3,
-	"actors/watcher":           3,
-	"actors/diagnostics":       3,
-	"actors/router":            4,
-	"":                         5, // the root package: the embedding API
-	"mcp":                      6,
+	"actors/server/calls":      3, // the single-threaded cores of the actors
+	"actors/server/docs":       3,
+	"actors/server/pulls":      3,
+	"actors/diagnostics/store": 3,
+	"actors/diagnostics/edits": 3,
+	"actors/server":            4,
+	"actors/watcher":           4,
+	"actors/diagnostics":       4,
+	"actors/router":            5,
+	"":                         6, // the root package: the embedding API
+	"mcp":                      7,
 }
 
 func layer(pkg string) (int, bool) {

@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -81,6 +82,22 @@ type serverView struct {
 	// versioned: the server has sent a push with a document version, so a
 	// push without one is not about an open document's current text.
 	versioned bool
+	// work is the server's work-done progress in flight, "" when none.
+	work, workTitle string
+}
+
+func (a *diagnosticsActor) onProgress(m *messages.Progress) {
+	v := a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root})
+	v.indexing = m.Active
+	switch {
+	case !m.Active:
+		v.work, v.workTitle = "", ""
+	case m.Kind == "begin":
+		v.workTitle = m.Title
+		v.work = strings.Trim(m.Title+": "+m.Message, ": ")
+	case m.Kind == "report":
+		v.work = strings.Trim(v.workTitle+": "+m.Message, ": ")
+	}
 }
 
 // diagnosticsActor is the shell around the store and the edit tracker: it
@@ -121,7 +138,7 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 	case *messages.StateChanged:
 		a.onState(ctx, m)
 	case *messages.Progress:
-		a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root}).indexing = m.Active
+		a.onProgress(m)
 	case *messages.EditStarted:
 		a.onEditStarted(ctx, m)
 	case *messages.AwaitEdit:

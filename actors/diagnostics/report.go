@@ -103,10 +103,32 @@ func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut str
 	case v.state == messages.StateStarting || v.indexing:
 		return messages.StatusNotReady, "still starting or indexing; " + timedOut
 	case !en.Empty() && en.Latest() < w.Version:
-		return messages.StatusStale, fmt.Sprintf("the diagnostics shown describe version %d of the file, not version %d; %s",
-			en.Latest(), w.Version, timedOut)
+		return messages.StatusStale, fmt.Sprintf("the diagnostics shown describe version %d of the file, not version %d; %s%s",
+			en.Latest(), w.Version, timedOut, a.busy(e, w))
 	}
-	return messages.StatusTimeout, timedOut
+	return messages.StatusTimeout, timedOut + a.busy(e, w)
+}
+
+// busy says why a server may be late: the other edits that waited for it
+// when e was released, and the work it reports in progress.
+func (a *diagnosticsActor) busy(e *edits.Edit, w *edits.Wait) string {
+	ahead := 0
+	a.edits.Each(func(o *edits.Edit) {
+		if o != e && o.Waiting() && o.Started.Before(e.Started) && o.Serves(w.ServerKey) {
+			ahead++
+		}
+	})
+	var parts []string
+	if ahead > 0 {
+		parts = append(parts, fmt.Sprintf("%d edits of other files were waiting for %s before this one", ahead, w.ServerID))
+	}
+	if work := a.server(w.ServerKey).work; work != "" {
+		parts = append(parts, w.ServerID+" reports: "+work)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; the server is busy: " + strings.Join(parts, "; ")
 }
 
 func errText(err error) string {

@@ -60,7 +60,7 @@ func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, id
 		e.sent++
 		r.nextID++
 		sub := &messages.Request{ID: r.nextID, Method: method, Params: params, Timeout: timeouts[i]}
-		r.calls[id] = append(r.calls[id], sentCall{pid: e.pid, id: sub.ID})
+		r.calls[keyOf(sender, id)] = append(r.calls[keyOf(sender, id)], sentCall{pid: e.pid, id: sub.ID})
 		reply.Results[i].ServerKey = key
 		wasRunning := e.state == messages.StateRunning
 		wait := timeouts[i]
@@ -77,7 +77,7 @@ func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, id
 				out.Err = fmt.Errorf("agentlsp: server actor %s did not answer: %v", key.ServerID, err)
 			}
 			if left--; left == 0 {
-				delete(r.calls, id)
+				delete(r.calls, keyOf(sender, id))
 				if sender != nil {
 					ctx.Send(sender, reply)
 				}
@@ -86,9 +86,10 @@ func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, id
 	}
 }
 
-// onCancel forwards a cancellation to every server the request went to.
-func (r *routerActor) onCancel(ctx actor.Context, m *messages.Cancel) {
-	for _, c := range r.calls[m.ID] {
+// onCancel forwards a cancellation to every server the sender's request
+// went to (callers' ids are their own: kept by sender).
+func (r *routerActor) onCancel(ctx actor.Context, sender *actor.PID, m *messages.Cancel) {
+	for _, c := range r.calls[keyOf(sender, m.ID)] {
 		ctx.Send(c.pid, &messages.Cancel{ID: c.id})
 	}
 }

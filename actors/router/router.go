@@ -65,9 +65,9 @@ type routerActor struct {
 
 	servers  map[messages.ServerKey]*serverEntry
 	byPID    map[string]messages.ServerKey
-	roots    map[rootKey]rootResult // root resolution cache
-	docs     map[string]*document   // open documents by absolute path
-	calls    map[uint64][]sentCall  // caller request id -> where it went
+	roots    map[rootKey]rootResult   // root resolution cache
+	docs     map[string]*document     // open documents by absolute path
+	calls    map[callerKey][]sentCall // caller (sender, request id) -> where it went
 	watcher  *actor.PID
 	nextID   uint64
 	timers   *lifecycle.Timers
@@ -110,6 +110,8 @@ func (r *routerActor) dispatch(ctx actor.Context, h held) {
 		r.onEdit(ctx, h.sender, m)
 	case *messages.CancelEdit:
 		r.onCancelEdit(ctx, h.sender, m)
+	case *messages.Cancel:
+		r.onCancel(ctx, h.sender, m)
 	}
 }
 
@@ -132,14 +134,12 @@ func (r *routerActor) Receive(ctx actor.Context) {
 	case *messages.Resolve:
 		ctx.Respond(r.resolve(m.Path))
 	case *messages.SyncDocument, *messages.EndSession, *messages.FileRequest, *messages.WorkspaceRequest,
-		*messages.Edit, *messages.CancelEdit:
-		r.admit(ctx, m)
+		*messages.Edit, *messages.CancelEdit, *messages.Cancel:
+		r.admit(ctx, m) // in arrival order, behind calls held for a barrier
 	case *lifecycle.Fired:
 		if m, ok := r.timers.Fired(m).(*barrierTimeout); ok {
 			r.onBarrierTimeout(ctx, m)
 		}
-	case *messages.Cancel:
-		r.onCancel(ctx, m)
 	case *messages.FilesChanged:
 		r.onFilesChanged(ctx, m)
 	case *messages.GetRouterStatus:
@@ -153,7 +153,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.byPID = make(map[string]messages.ServerKey)
 	r.roots = make(map[rootKey]rootResult)
 	r.docs = make(map[string]*document)
-	r.calls = make(map[uint64][]sentCall)
+	r.calls = make(map[callerKey][]sentCall)
 	r.timers = lifecycle.NewTimers(ctx, nil)
 	r.edits = make(map[callerKey]uint64)
 	if r.cfg.Watch {

@@ -225,7 +225,7 @@ func (t *Tracker) Revalidate(e *Edit, satisfied func(*Wait) (done, pulled bool))
 // since e started (a cascade into an importer) extends the window, never
 // past three windows after every server was done.
 func (t *Tracker) Pushed(e *Edit, server messages.ServerKey, uri string, now time.Time) {
-	if !e.Settling() || !e.serves(server) {
+	if !e.Settling() || !e.Serves(server) {
 		return
 	}
 	if now.Add(e.Settle).After(e.settleStart.Add(3 * e.Settle)) {
@@ -236,8 +236,8 @@ func (t *Tracker) Pushed(e *Edit, server messages.ServerKey, uri string, now tim
 	}
 }
 
-// serves reports whether server is one the edit waits for.
-func (e *Edit) serves(server messages.ServerKey) bool {
+// Serves reports whether server is one the edit waits for.
+func (e *Edit) Serves(server messages.ServerKey) bool {
 	for _, w := range e.Waits {
 		if w.ServerKey == server {
 			return true

@@ -1,0 +1,98 @@
+package agentlsp_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// TestCancellationIsAtomic: an Edit whose context is already done sends
+// nothing; one cancelled while it waits says its change went out, at
+// which version; a retry of the same text reports that text's error (the
+// abandoned attempt did not move the baseline).
+func TestCancellationIsAtomic(t *testing.T) {
+	rt, ws, record := fakeRuntime(t, "--push-delay", "400ms")
+	s := rt.Session("agent")
+	main := filepath.Join(ws, "main.py")
+	base, _ := os.ReadFile(main)
+	broken := string(base) + "x # ERROR: from the retried text\n"
+
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.Edit(done, main, broken)
+	var ee *agentlsp.EditError
+	if !errors.As(err, &ee) || ee.Applied || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Edit with a done context = %v, want an EditError, not applied", err)
+	}
+	if strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "didOpen") {
+		t.Errorf("the server got the text of an edit whose context was done")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = s.Edit(ctx, main, broken)
+	if !errors.As(err, &ee) || !ee.Applied || len(ee.Versions) != 1 || ee.Versions[0].Version == 0 {
+		t.Fatalf("Edit cancelled while waiting = %v, want applied with its version", err)
+	}
+	res, err := s.Edit(context.Background(), main, broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 1 ||
+		res.Files[0].Diagnostics[0].Message != "from the retried text" {
+		t.Errorf("retry of the same text = %s %+v, want its error (the abandoned attempt's is still new)", res.Status, res.Files[0])
+	}
+	if res.Servers[0].Version != ee.Versions[0].Version {
+		t.Errorf("retry at version %d, want %d: the same text is not sent twice", res.Servers[0].Version, ee.Versions[0].Version)
+	}
+}
+
+// TestAPIEdges: invalid UTF-8 is ErrNotText; a position past the end is
+// ErrPastEnd; answers keep relative paths relative; calls after Shutdown
+// are ErrShutdown; a document can be created in memory and saved.
+func TestAPIEdges(t *testing.T) {
+	rt, ws, _ := fakeRuntime(t)
+	s := rt.Session("agent")
+	ctx := context.Background()
+	if _, err := s.Edit(ctx, "main.py", "bad \xff"); !errors.Is(err, agentlsp.ErrNotText) {
+		t.Errorf("Edit(invalid UTF-8) = %v, want ErrNotText", err)
+	}
+	if _, err := s.Hover(ctx, "main.py", agentlsp.Position{Line: 99}); !errors.Is(err, agentlsp.ErrPastEnd) {
+		t.Errorf("Hover past the end = %v, want ErrPastEnd", err)
+	}
+	res, err := s.Edit(ctx, "main.py", "x = 1 # ERROR: here\n")
+	if err != nil || res.Files[0].Path != "main.py" {
+		t.Errorf("Edit(main.py) path = %q, %v; want main.py (relative, as given)", res.Files[0].Path, err)
+	}
+	if _, err := s.Edit(ctx, "new.py", "y = 2\n"); !errors.Is(err, messages.ErrFileNotFound) {
+		t.Errorf("Edit of a missing file = %v, want ErrFileNotFound", err)
+	}
+	res, err = s.Edit(ctx, "new.py", "y = 2 # ERROR: in memory\n", agentlsp.WithCreate())
+	if err != nil || res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 1 {
+		t.Fatalf("Edit(WithCreate) = %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.py")); !os.IsNotExist(err) {
+		t.Errorf("the document in memory is on disk before Save: %v", err)
+	}
+	if err := s.Save(ctx, "new.py"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "new.py")); err != nil || string(b) != "y = 2 # ERROR: in memory\n" {
+		t.Errorf("after Save: %q, %v", b, err)
+	}
+	shutdown(t, rt)
+	if _, err := s.Edit(ctx, "main.py", "z\n"); !errors.Is(err, agentlsp.ErrShutdown) {
+		t.Errorf("Edit after Shutdown = %v, want ErrShutdown", err)
+	}
+	if _, err := s.Hover(ctx, "main.py", agentlsp.Position{}); !errors.Is(err, agentlsp.ErrShutdown) {
+		t.Errorf("Hover after Shutdown = %v, want ErrShutdown", err)
+	}
+}
