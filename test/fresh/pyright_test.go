@@ -15,7 +15,7 @@ import (
 )
 
 var pyFiles = map[string]string{
-	"pyproject.toml": "[project]\nname = \"p\"\nversion = \"0\"\n",
+	"pyproject.toml":  "[project]\nname = \"p\"\nversion = \"0\"\n",
 	"pkg/__init__.py": "",
 	"pkg/lib.py":      "def greet(name: str) -> str:\n    return \"hi \" + name\n",
 	"pkg/app.py":      "from pkg.lib import greet\n\nprint(greet(\"x\"))\n",
