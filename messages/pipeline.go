@@ -69,6 +69,10 @@ type AwaitEdit struct {
 	Session  string
 	URI      string
 	Servers  []ServerVersion
+	// Current marks a diagnostics call (Edit.Current): its other files are
+	// those with errors new to the session since its previous answer,
+	// not the files the change broke.
+	Current bool
 	WaitOptions
 }
 
@@ -80,8 +84,7 @@ type WaitOptions struct {
 	Timeout time.Duration
 	Settle  time.Duration
 	// All reports every current diagnostic of the file, not only those the
-	// edit added (and, as other files, those with errors new to the
-	// session since its previous answer).
+	// edit added.
 	All bool
 	// MinSeverity filters (zero: errors only).
 	MinSeverity Severity

@@ -43,7 +43,7 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	res.Files = append(res.Files, messages.FileReport{
 		URI: e.URI, Status: status, Diagnostics: kept, More: more + dropped, Servers: servers, Detail: detail,
 	})
-	if req.All {
+	if req.Current {
 		res.Files = append(res.Files, a.sessionCascade(e, minSev, maxOther)...)
 	} else {
 		caused, meanwhile := a.cascade(e, minSev, maxOther)

@@ -61,7 +61,7 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 			r.reply(ctx, sender, &messages.EditApplied{ID: m.ID, Path: fs.Path, URI: fs.URI, Servers: fs.Servers})
 		}
 		await := &messages.AwaitEdit{EditID: eid, CallerID: m.ID, Session: m.Session, URI: fs.URI,
-			Servers: fs.Servers, WaitOptions: m.WaitOptions}
+			Servers: fs.Servers, Current: m.Current, WaitOptions: m.WaitOptions}
 		if sender == nil {
 			ctx.Send(r.cfg.Diagnostics, await)
 			return
