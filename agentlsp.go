@@ -139,10 +139,15 @@ func (rt *Runtime) System() *actor.ActorSystem { return rt.sys }
 // Registry is the effective server configuration.
 func (rt *Runtime) Registry() *config.Registry { return rt.registry }
 
+// killGrace is how long Shutdown waits for killed processes to be reaped
+// once its context ended.
+const killGrace = time.Second
+
 // Shutdown ends every session, shuts every language server down gracefully
 // (shutdown, exit, then SIGKILL of its process group after its shutdown
-// timeout) and waits for every goroutine and process, bounded by ctx.
-// Calls in flight return ErrShutdown. It is safe to call more than once.
+// timeout, or as soon as ctx ends) and waits for every goroutine and
+// process, bounded by ctx (and a second more for killed processes). Calls
+// in flight return ErrShutdown at once. It is safe to call more than once.
 func (rt *Runtime) Shutdown(ctx context.Context) error {
 	var err error
 	rt.stopOnce.Do(func() {
@@ -154,10 +159,18 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		for _, s := range sessions {
 			s.stop()
 		}
+		// Out of time, graceful shutdowns give way to SIGKILL.
+		defer context.AfterFunc(ctx, rt.reaper.Hurry)()
 		_ = rt.sys.Root.StopFuture(rt.router).Wait()
 		_ = rt.sys.Root.StopFuture(rt.diag).Wait()
 		if !rt.reaper.Wait(ctx) {
-			err = fmt.Errorf("agentlsp: shutdown: %w", ctx.Err())
+			// Out of time: the processes are being killed; give them a
+			// moment to be reaped. Only what outlives that is an error.
+			grace, cancel := context.WithTimeout(context.Background(), killGrace)
+			if !rt.reaper.Wait(grace) {
+				err = fmt.Errorf("agentlsp: shutdown: %w", ctx.Err())
+			}
+			cancel()
 		}
 		rt.sys.Shutdown()
 	})

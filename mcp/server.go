@@ -53,6 +53,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlsp/agentlsp"
@@ -114,15 +115,24 @@ func NewServer(rt *agentlsp.Runtime, version string, opts ...Option) *sdk.Server
 // broke the connection. Only the transport writes to its output.
 func Serve(ctx context.Context, rt *agentlsp.Runtime, t sdk.Transport, version string, opts ...Option) error {
 	srv, tl := newServer(rt, version, opts)
-	err := srv.Run(ctx, t)
+	life, end := context.WithCancel(ctx)
+	defer end()
+	tl.life = life
+	// On a signal the calls in flight are answered (ErrShutdown) before the
+	// connection closes: Run's own context ends once they were, or after
+	// answerGrace.
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	defer context.AfterFunc(ctx, func() { tl.drain(answerGrace); stopRun() })()
+	err := srv.Run(runCtx, endingTransport{Transport: t, end: end, ended: tl.inputEnded})
 	if tl.logs != nil {
 		tl.logs.forgetServer(srv)
 	}
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		err = nil
+	if ctx.Err() != nil && errors.Is(err, runCtx.Err()) || tl.inputEnded.Load() {
+		err = nil // a signal, or the client went away: how a server stops
 	}
 	// The session ends even when ctx is done: bound it on its own.
-	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
 	if endErr := tl.session.End(endCtx); endErr != nil {
 		tl.log.Warn("mcp: ending the session", "session", tl.session.ID(), "error", endErr)
@@ -138,6 +148,23 @@ type tools struct {
 	timeout time.Duration
 	log     *slog.Logger
 	logs    *logHub // nil when the runtime's logger is not a LogHandler
+	// life ends when the server stops (Serve's context, or the end of its
+	// input): calls in flight are then answered at once, with ErrShutdown.
+	life context.Context
+	// inputEnded: the client closed the connection (a normal end).
+	inputEnded *atomic.Bool
+	inflight   atomic.Int64 // tool calls running
+}
+
+// answerGrace bounds how long a stopping server waits for its calls in
+// flight to be answered.
+const answerGrace = 500 * time.Millisecond
+
+// drain waits, at most d, until no tool call runs.
+func (tl *tools) drain(d time.Duration) {
+	for deadline := time.Now().Add(d); tl.inflight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server, *tools) {
@@ -149,9 +176,10 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 		o.sessionID = "mcp-" + strconv.FormatUint(servers.Add(1), 10)
 	}
 	log := rt.System().Logger().With("component", "mcp")
-	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log, logs: logHubOf(rt)}
+	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log, logs: logHubOf(rt),
+		life: context.Background(), inputEnded: new(atomic.Bool)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version},
-		&sdk.ServerOptions{Logger: log, Instructions: instructions,
+		&sdk.ServerOptions{Logger: slog.New(quietStop{Handler: log.Handler(), ended: tl.inputEnded}), Instructions: instructions,
 			Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}})
 	if tl.logs != nil {
 		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
@@ -179,8 +207,11 @@ func readOnly(title string) *sdk.ToolAnnotations {
 // Logs of the call carry its session in their context (see LogHandler).
 func guard[In, Out any](tl *tools, name string, sc func(In) scope, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+		tl.inflight.Add(1)
+		defer tl.inflight.Add(-1)
 		ctx, cancel := context.WithTimeout(withSession(ctx, req), tl.timeout)
 		defer cancel()
+		defer context.AfterFunc(tl.life, cancel)() // the server stops: answer now
 		defer func() {
 			if p := recover(); p != nil {
 				tl.log.ErrorContext(ctx, "mcp: tool panicked", "tool", name, "panic", p)
@@ -190,6 +221,9 @@ func guard[In, Out any](tl *tools, name string, sc func(In) scope, h sdk.ToolHan
 		stop := tl.reportProgress(ctx, req, sc(in))
 		defer stop()
 		res, out, err = h(ctx, req, in)
+		if err != nil && tl.life.Err() != nil {
+			err = fmt.Errorf("%w: the server is stopping", agentlsp.ErrShutdown)
+		}
 		if err != nil {
 			tl.log.DebugContext(ctx, "mcp: tool error", "tool", name, "error", err)
 			return nil, out, fmt.Errorf("%s: %w", name, err)
@@ -213,4 +247,65 @@ func explain(ctx context.Context, err error, timeout time.Duration) error {
 // textResult is a result whose content is text.
 func textResult(text string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// quietStop is the SDK's logger: a client that goes away, or a signal, is
+// how a server stops, so the SDK's "server run cancelled" (and the end of
+// a session whose client closed its input) is no error.
+type quietStop struct {
+	slog.Handler
+	ended *atomic.Bool
+}
+
+func (h quietStop) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelError && (r.Message == "server run cancelled" ||
+		r.Message == "server session ended with error" && h.ended.Load()) {
+		if !h.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h quietStop) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietStop{Handler: h.Handler.WithAttrs(as), ended: h.ended}
+}
+
+func (h quietStop) WithGroup(name string) slog.Handler {
+	return quietStop{Handler: h.Handler.WithGroup(name), ended: h.ended}
+}
+
+// endingTransport ends a server's life when its connection's input ends
+// (the client closed stdin): the calls in flight are answered at once
+// instead of holding the connection open until they finish.
+type endingTransport struct {
+	sdk.Transport
+	end   context.CancelFunc
+	ended *atomic.Bool
+}
+
+func (t endingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return endingConn{Connection: c, end: t.end, ended: t.ended}, nil
+}
+
+type endingConn struct {
+	sdk.Connection
+	end   context.CancelFunc
+	ended *atomic.Bool
+}
+
+func (c endingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			c.ended.Store(true)
+		}
+		c.end()
+	}
+	return m, err
 }

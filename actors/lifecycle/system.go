@@ -38,7 +38,24 @@ func NewSystem(logger *slog.Logger) *actor.ActorSystem {
 // process watcher, a file read). The runtime owns it and waits on it at
 // shutdown. Safe for concurrent use.
 type Reaper struct {
-	wg sync.WaitGroup
+	wg     sync.WaitGroup
+	once   sync.Once
+	ctx    context.Context // cancelled by Hurry
+	cancel context.CancelFunc
+}
+
+// Context is cancelled when the owner is out of time (Hurry): work that
+// can end early, such as a graceful shutdown, derives its context from it.
+// Safe for concurrent use.
+func (r *Reaper) Context() context.Context {
+	r.once.Do(func() { r.ctx, r.cancel = context.WithCancel(context.Background()) })
+	return r.ctx
+}
+
+// Hurry cancels Context. Safe to call more than once.
+func (r *Reaper) Hurry() {
+	r.Context()
+	r.cancel()
 }
 
 // Go runs f in a goroutine the reaper joins.

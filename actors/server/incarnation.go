@@ -62,14 +62,15 @@ func (in *incarnation) kill() {
 }
 
 // shutdown closes the incarnation and shuts its server down gracefully in a
-// reaper goroutine bounded by timeout. It does not block.
+// reaper goroutine bounded by timeout, or less when the reaper is hurried.
+// It does not block.
 func (in *incarnation) shutdown(r *lifecycle.Reaper, timeout time.Duration) {
 	c := in.close()
 	if c == nil {
 		return
 	}
 	r.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		ctx, cancel := context.WithTimeout(r.Context(), timeout) // ends early when the runtime is out of time
 		defer cancel()
 		_ = c.Shutdown(ctx)
 	})

@@ -203,17 +203,28 @@ func (a *serverActor) finish(ctx actor.Context, id uint64, result json.RawMessag
 	if p.pull != nil {
 		a.onPullDone(ctx, p.pull, result, err)
 	} else {
-		a.reply(ctx, p.sender, p.req.ID, result, err)
+		a.reply(ctx, p.sender, p.req.ID, result, err, a.cold(p.req.Method))
 	}
 	a.dispatchWaiting(ctx)
 	a.scheduleIdle()
 }
 
-func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error) {
+// coldIndex is how long after a start a server's workspace-wide answers
+// may lack what it has not indexed yet (servers such as pyright report no
+// progress for it).
+const coldIndex = 10 * time.Second
+
+// cold reports whether an answer to method may be incomplete because the
+// server started a moment ago: workspace symbols come from an index.
+func (a *serverActor) cold(method string) bool {
+	return method == "workspace/symbol" && a.cfg.Clock.Now().Sub(a.runningSince) < coldIndex
+}
+
+func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error, cold ...bool) {
 	if to == nil {
 		return
 	}
-	resp := &messages.Response{ID: id, ServerID: a.cfg.Server.ID, Err: err, Indexing: a.indexing()}
+	resp := &messages.Response{ID: id, ServerID: a.cfg.Server.ID, Err: err, Indexing: a.indexing() || len(cold) > 0 && cold[0]}
 	if err == nil {
 		resp.Result = result
 	}

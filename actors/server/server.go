@@ -109,9 +109,10 @@ type serverActor struct {
 	retryAt time.Time // when a broken server may be tried again (zero: when its binary exists)
 	// activity counts requests and document messages received; idleTimer
 	// is the pending idle check (one at a time).
-	activity  uint64
-	idleTimer uint64
-	nextPull  uint64
+	activity     uint64
+	idleTimer    uint64
+	nextPull     uint64
+	runningSince time.Time // when the current process finished its handshake
 }
 
 // Receive dispatches one message; it never blocks.

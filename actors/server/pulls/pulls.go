@@ -74,6 +74,7 @@ type state struct {
 	resultIDs map[string]string
 	items     map[string][]messages.Diagnostic
 	group     *group // the change whose re-pulls this round is part of
+	failed    bool   // a request of the round failed: its result is not complete
 }
 
 // group holds back the pulled result of a changed document until the
@@ -173,7 +174,9 @@ func (s *Scheduler) Done(uri string, version int32, ident string, r Report, prov
 		return nil, nil
 	}
 	st.left--
-	if !r.Failed {
+	if r.Failed {
+		st.failed = true
+	} else {
 		st.resultIDs[ident] = r.ResultID
 		if r.Kind != "unchanged" {
 			st.items[ident] = r.Items
@@ -183,7 +186,8 @@ func (s *Scheduler) Done(uri string, version int32, ident string, r Report, prov
 		return nil, nil
 	}
 	res := st.result(uri)
-	publish := st.release(res)
+	publish := st.release(res, st.failed)
+	st.failed = false
 	var next []Request
 	if st.again != nil {
 		d, g := *st.again, st.againOf
@@ -195,17 +199,22 @@ func (s *Scheduler) Done(uri string, version int32, ident string, r Report, prov
 
 // release returns what to publish once a round ended: its result, unless
 // it is a group's changed document (held), and the held result when the
-// group is complete.
-func (st *state) release(res Result) []Result {
+// group is complete. A round with a failed request publishes nothing: the
+// previous items under the new version would pass for a fresh answer.
+func (st *state) release(res Result, failed bool) []Result {
 	g := st.group
 	st.group = nil
 	if g == nil {
+		if failed {
+			return nil
+		}
 		return []Result{res}
 	}
 	var out []Result
-	if res.URI == g.uri {
+	switch {
+	case res.URI == g.uri && !failed:
 		g.held = &res
-	} else {
+	case !failed:
 		out = append(out, res)
 	}
 	if g.left--; g.left == 0 && g.held != nil {

@@ -41,8 +41,14 @@ func TestOneRoundAtATimeAndUnchanged(t *testing.T) {
 	}
 	s.Done("u", 2, "a", pulls.Report{Kind: "unchanged", ResultID: "r1"}, provs)
 	pub, _ = s.Done("u", 2, "b", pulls.Report{Failed: true}, provs)
+	if len(pub) != 0 {
+		t.Errorf("a round with a failed pull published %+v: the old items would pass for version 2's", pub)
+	}
+	s.Pull(pulls.Doc{URI: "u", Version: 3}, provs)
+	s.Done("u", 3, "a", pulls.Report{Kind: "unchanged", ResultID: "r1"}, provs)
+	pub, _ = s.Done("u", 3, "b", full("y"), provs)
 	if len(pub) != 1 || len(pub[0].Diagnostics) != 2 {
-		t.Errorf("unchanged and failed reports keep the previous items: %+v", pub)
+		t.Errorf("an unchanged report keeps the previous items: %+v", pub)
 	}
 }
 
