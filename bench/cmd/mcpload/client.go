@@ -39,7 +39,9 @@ func startClient(ctx context.Context, id int, o *options, b *run1) (*client, err
 	cmd := exec.Command(b.bin, "mcp", "--workspace", b.ws, "--config", b.config)
 	cmd.Dir = b.ws
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), b.marker)
+	// The servers' temporary files (a killed gopls leaves its
+	// gopls-tempmod directories) stay inside the run's directory.
+	cmd.Env = append(os.Environ(), b.marker, "TMPDIR="+b.childTmp)
 	f, err := os.CreateTemp(b.tmp, fmt.Sprintf("agentlsp-%d-*.stderr", id))
 	if err != nil {
 		return nil, err

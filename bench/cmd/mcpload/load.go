@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -34,7 +35,8 @@ func (b *run1) load(ctx context.Context) (*Report, error) {
 	smp.start(ctx, stop, o.sampleEvery)
 	var kl *killer
 	if o.killEvery > 0 {
-		kl = &killer{clients: clients, procs: b.procs, rng: rand.New(rand.NewPCG(o.seed, 1))}
+		kl = &killer{clients: clients, procs: b.procs, rng: rand.New(rand.NewPCG(o.seed, 1)), began: rec.began,
+			kinds: o.killKinds}
 		kl.start(ctx, stop, o.killEvery)
 	}
 	b.work(ctx, clients, rec, stop)
@@ -49,9 +51,21 @@ func (b *run1) load(ctx context.Context) (*Report, error) {
 	rep.Interrupted = ctx.Err() != nil
 	rep.Clients = b.stopClients(clients)
 	rep.Processes = b.leftovers()
-	rep.Memory = smp.memory(o.warmup, o.flatMB)
+	if left, err := os.ReadDir(b.childTmp); err == nil {
+		for _, e := range left {
+			rep.Processes.TempLeft = append(rep.Processes.TempLeft, e.Name())
+		}
+	}
+	var restarted []string
+	if kl != nil {
+		restarted = o.killKinds
+	}
+	rep.Memory = smp.memory(o.warmup, o.flatMB, restarted)
 	rep.Stderr = b.stderrSummary()
 	rep.fill(rec, o.showSamples)
+	if kl != nil {
+		rep.noteKills(kl)
+	}
 	return rep, nil
 }
 

@@ -116,11 +116,14 @@ type MemoryRow struct {
 	ThreadsLast  float64 `json:"threads_last"`
 	ThreadsSlope float64 `json:"threads_slope_per_min"`
 	Flat         bool    `json:"flat"`
+	// Note says why Flat is not judged: the processes were restarted.
+	Note string `json:"note,omitempty"`
 }
 
 // memory summarizes the samples taken after warmup; flat is the largest
-// slope, in MB per minute, still called flat.
-func (s *sampler) memory(warmup time.Duration, flat float64) []MemoryRow {
+// slope, in MB per minute, still called flat; restarted names the kinds
+// whose processes the killer replaced, whose slope says nothing.
+func (s *sampler) memory(warmup time.Duration, flat float64, restarted []string) []MemoryRow {
 	s.mu.Lock()
 	samples := slices.Clone(s.samples)
 	s.mu.Unlock()
@@ -138,7 +141,14 @@ func (s *sampler) memory(warmup time.Duration, flat float64) []MemoryRow {
 	}
 	var rows []MemoryRow
 	for _, k := range sortedKeys(kinds) {
-		rows = append(rows, kindRow(k, after, flat))
+		if k == "other" { // short-lived helpers: go list, python3 -c
+			continue
+		}
+		row := kindRow(k, after, flat)
+		if slices.Contains(restarted, k) {
+			row.Flat, row.Note = false, "restarted by the kills: not judged"
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
@@ -198,10 +208,20 @@ func maxClientSlope(samples []sample) float64 {
 type killer struct {
 	clients []*client
 	procs   *tracker
+	kinds   []string // of server that may be killed
 	rng     *rand.Rand
+	began   time.Time
 	mu      sync.Mutex
 	kills   map[string]int // by kind; "none" when no server was running
+	events  []killEvent
 	done    chan struct{}
+}
+
+// killEvent is one kill.
+type killEvent struct {
+	at     time.Duration // since the run began
+	client int
+	kind   string
 }
 
 func (k *killer) start(ctx context.Context, stop <-chan struct{}, interval time.Duration) {
@@ -227,28 +247,48 @@ func (k *killer) start(ctx context.Context, stop <-chan struct{}, interval time.
 // killOne kills one running language server.
 func (k *killer) killOne() {
 	procs := scanProcs()
-	var candidates []tracked
+	type candidate struct {
+		tracked
+		client int
+	}
+	var candidates []candidate
 	for _, c := range k.clients {
 		for _, p := range procs {
 			if p.ppid != c.pid {
 				continue
 			}
-			if kind := kindOf(p); kind == "gopls" || kind == "pyright" {
-				candidates = append(candidates, tracked{p, kind})
+			if kind := kindOf(p); slices.Contains(k.kinds, kind) {
+				candidates = append(candidates, candidate{tracked{p, kind}, c.id})
 			}
 		}
 	}
-	kind := "none"
+	kind, client := "none", -1
 	if len(candidates) > 0 {
 		p := candidates[k.rng.IntN(len(candidates))]
 		k.procs.add(p.procInfo, p.kind)
 		if now, ok := readProc(p.pid); ok && now.start == p.start && syscall.Kill(p.pid, syscall.SIGKILL) == nil {
-			kind = p.kind
+			kind, client = p.kind, p.client
 		}
 	}
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	k.kills[kind]++
-	k.mu.Unlock()
+	if client >= 0 {
+		k.events = append(k.events, killEvent{at: time.Since(k.began), client: client, kind: kind})
+	}
+}
+
+// lastKill returns how long before at the last kill of client's server of
+// kind happened, or false when there was none.
+func (k *killer) lastKill(client int, kind string, at time.Duration) (time.Duration, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := len(k.events) - 1; i >= 0; i-- {
+		if e := k.events[i]; e.client == client && e.kind == kind && e.at <= at {
+			return at - e.at, true
+		}
+	}
+	return 0, false
 }
 
 // counts returns the kills by kind.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,7 @@ type options struct {
 	concurrency int
 	duration    time.Duration
 	killEvery   time.Duration // 0: no kills
+	killKinds   []string      // which servers may be killed
 	warmup      time.Duration // memory samples before this are not in the slope
 	sampleEvery time.Duration
 	callTimeout time.Duration
@@ -45,6 +47,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.concurrency, "concurrency", 16, "`N` concurrent calls per client")
 	fs.DurationVar(&o.duration, "duration", 5*time.Minute, "how long calls are made")
 	fs.DurationVar(&o.killEvery, "kill-every", 0, "SIGKILL a running gopls or pyright (a child of one agentlsp process, at random) every `D`; 0: never")
+	kinds := fs.String("kill", "gopls,pyright", "with --kill-every, the `SERVERS` that may be killed (comma-separated: gopls, pyright)")
 	fs.DurationVar(&o.warmup, "warmup", 0, "memory samples before `D` into the run are left out of the slope (default: a quarter of --duration, at most 1m)")
 	fs.DurationVar(&o.sampleEvery, "sample-every", 0, "sample RSS and threads every `D` (default: --duration/20, between 1s and 5s)")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 75*time.Second, "a call without an answer after `D` is unanswered (agentlsp bounds each call at 60s)")
@@ -62,6 +65,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("mcpload: unexpected argument %q", fs.Arg(0))
 	}
+	o.killKinds = strings.Split(*kinds, ",")
 	return o, o.validate()
 }
 
@@ -74,6 +78,11 @@ func (o *options) validate() error {
 		return errors.New("mcpload: --duration, --call-timeout and --terminate must be positive, --grace not negative")
 	case o.killEvery < 0 || o.warmup < 0 || o.sampleEvery < 0 || o.editDelay < 0 || o.deadline < 0:
 		return errors.New("mcpload: durations must not be negative")
+	}
+	for _, k := range o.killKinds {
+		if k != "gopls" && k != "pyright" {
+			return fmt.Errorf("mcpload: --kill: unknown server %q (want gopls, pyright)", k)
+		}
 	}
 	if o.warmup == 0 {
 		o.warmup = min(o.duration/4, time.Minute)

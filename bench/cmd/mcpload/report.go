@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // The report: what one run saw. The JSON field names are the format.
@@ -49,23 +51,24 @@ type Machine struct {
 
 // Params are the run's effective parameters.
 type Params struct {
-	Clients      int     `json:"clients"`
-	Concurrency  int     `json:"concurrency"`
-	DurationS    float64 `json:"duration_s"`
-	KillEveryS   float64 `json:"kill_every_s"`
-	WarmupS      float64 `json:"warmup_s"`
-	SampleEveryS float64 `json:"sample_every_s"`
-	CallTimeoutS float64 `json:"call_timeout_s"`
-	EditDelayMs  float64 `json:"edit_delay_ms"`
-	FlatMB       float64 `json:"flat_mb_per_min"`
-	Seed         uint64  `json:"seed"`
-	Gopls        string  `json:"gopls"`
-	Pyright      string  `json:"pyright"`
+	Clients      int      `json:"clients"`
+	Concurrency  int      `json:"concurrency"`
+	DurationS    float64  `json:"duration_s"`
+	KillEveryS   float64  `json:"kill_every_s"`
+	Kill         []string `json:"kill,omitempty"`
+	WarmupS      float64  `json:"warmup_s"`
+	SampleEveryS float64  `json:"sample_every_s"`
+	CallTimeoutS float64  `json:"call_timeout_s"`
+	EditDelayMs  float64  `json:"edit_delay_ms"`
+	FlatMB       float64  `json:"flat_mb_per_min"`
+	Seed         uint64   `json:"seed"`
+	Gopls        string   `json:"gopls"`
+	Pyright      string   `json:"pyright"`
 }
 
 func paramsOf(o *options) Params {
 	return Params{Clients: o.clients, Concurrency: o.concurrency, DurationS: o.duration.Seconds(),
-		KillEveryS: o.killEvery.Seconds(), WarmupS: o.warmup.Seconds(), SampleEveryS: o.sampleEvery.Seconds(),
+		KillEveryS: o.killEvery.Seconds(), Kill: killedKinds(o), WarmupS: o.warmup.Seconds(), SampleEveryS: o.sampleEvery.Seconds(),
 		CallTimeoutS: o.callTimeout.Seconds(), EditDelayMs: float64(o.editDelay.Microseconds()) / 1000,
 		FlatMB: o.flatMB, Seed: o.seed, Gopls: o.gopls, Pyright: o.pyright}
 }
@@ -109,6 +112,35 @@ type Sample struct {
 	Answer  string  `json:"answer,omitempty"`
 	Why     string  `json:"why"`
 	ErrKind string  `json:"error_kind,omitempty"`
+	// LastKill says, in --kill-every runs, when the client's server of
+	// the call's language was last killed, relative to the call.
+	LastKill string `json:"last_kill,omitempty"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// noteKills sets LastKill on every sample.
+func (rep *Report) noteKills(k *killer) {
+	for _, ss := range [][]Sample{rep.Wrong, rep.Unanswered, rep.Unexpected} {
+		for i := range ss {
+			s := &ss[i]
+			kind := "gopls"
+			if strings.HasPrefix(s.Op, langPy+"/") {
+				kind = "pyright"
+			}
+			end := time.Duration(s.AtS * float64(time.Second))
+			start := end - time.Duration(s.Ms*float64(time.Millisecond))
+			switch d, ok := k.lastKill(s.Client, kind, end); {
+			case !ok:
+				s.LastKill = "never killed before the answer"
+			case end-d >= start:
+				s.LastKill = fmt.Sprintf("killed during the call, %.0f ms after it began", ms(end-d-start))
+			default:
+				s.LastKill = fmt.Sprintf("killed %.0f ms before the call began", ms(start-(end-d)))
+			}
+			s.LastKill = kind + " " + s.LastKill
+		}
+	}
 }
 
 // ClientExit is how a client's agentlsp process ended when closed.
@@ -125,6 +157,10 @@ type ClientExit struct {
 type ProcessReport struct {
 	Seen map[string]int `json:"seen"`
 	Left []string       `json:"left"`
+	// TempLeft are the entries the children left in their TMPDIR (inside
+	// the run's directory, removed with it): a SIGKILLed gopls leaves its
+	// temporary module directories.
+	TempLeft []string `json:"temp_left,omitempty"`
 }
 
 // StderrSummary is what the agentlsp processes logged.
@@ -248,4 +284,12 @@ func loadAvg() string {
 	}
 	f := strings.Fields(string(b))
 	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// killedKinds is --kill when servers are killed.
+func killedKinds(o *options) []string {
+	if o.killEvery == 0 {
+		return nil
+	}
+	return o.killKinds
 }

@@ -23,7 +23,9 @@ type run1 struct {
 	config string // agentlsp configuration naming the servers
 	ws     string // the workspace
 	marker string // markerEnv=<id>, in every child's environment
-	procs  *tracker
+	// childTmp is the children's TMPDIR.
+	childTmp string
+	procs    *tracker
 }
 
 // setup builds or finds agentlsp, writes its configuration and generates
@@ -39,7 +41,10 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *run1, cleanup fun
 	}
 	marker := fmt.Sprintf("%s=%s-%d", markerEnv, filepath.Base(tmp), time.Now().UnixNano())
 	b = &run1{o: o, log: log, tmp: tmp, bin: o.agentlsp, config: filepath.Join(tmp, "agentlsp.json"),
-		ws: filepath.Join(tmp, "ws"), marker: marker, procs: newTracker(marker)}
+		ws: filepath.Join(tmp, "ws"), marker: marker, procs: newTracker(marker), childTmp: filepath.Join(tmp, "tmp")}
+	if err := os.Mkdir(b.childTmp, 0o700); err != nil {
+		return nil, cleanup, err
+	}
 	if b.bin == "" {
 		if b.bin, err = build(ctx, tmp, log); err != nil {
 			return nil, cleanup, err

@@ -55,7 +55,7 @@ func writeMemory(w io.Writer, rep *Report) {
 			steep = fmt.Sprintf("%+.2f", m.MaxProcessSlope)
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %+.2f | %s | %.1f | %.1f | %+.2f | %s |\n", m.Kind, m.Processes, m.Samples,
-			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, yesNo(m.Flat))
+			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, cmpOr(m.Note, yesNo(m.Flat)))
 	}
 }
 
@@ -74,6 +74,9 @@ func writeProcesses(w io.Writer, rep *Report) {
 		fmt.Fprintln(w, "Left over after the grace period: none.")
 	} else {
 		fmt.Fprintf(w, "Left over after the grace period (killed): %s.\n", strings.Join(rep.Processes.Left, "; "))
+	}
+	if n := len(rep.Processes.TempLeft); n > 0 {
+		fmt.Fprintf(w, "The servers left %d entries in their TMPDIR (removed with the run's directory), e.g. %s.\n", n, rep.Processes.TempLeft[0])
 	}
 	s := rep.Stderr
 	fmt.Fprintf(w, "agentlsp stderr: %d ERROR lines, %d WARN lines, %d panics.", s.ErrorLines, s.WarnLines, s.Panics)
@@ -100,6 +103,9 @@ func writeSamples(w io.Writer, title string, ss []Sample, total, show int) {
 			fmt.Fprintf(w, "; on disk: %s", s.OnDisk)
 		}
 		fmt.Fprintf(w, "; %s", s.Why)
+		if s.LastKill != "" {
+			fmt.Fprintf(w, "; %s", s.LastKill)
+		}
 		if s.Answer != "" && !strings.Contains(s.Why, s.Answer) {
 			fmt.Fprintf(w, "; answer: %s", s.Answer)
 		}
