@@ -18,12 +18,14 @@ import (
 func (b *run1) load(ctx context.Context) (*Report, error) {
 	o := b.o
 	rep := &Report{Machine: machine(), Params: paramsOf(o)}
+	began := time.Now()
 	clients, err := b.startClients(ctx)
 	if err != nil {
 		return nil, err
 	}
 	rep.Startup = b.ready(ctx, clients)
-	fmt.Fprintf(b.log, "mcpload: %d clients ready; %d x %d calls for %v", len(clients), o.clients, o.concurrency, o.duration)
+	fmt.Fprintf(b.log, "mcpload: %d clients ready in %.1f s; %d x %d calls for %v", len(clients), time.Since(began).Seconds(),
+		o.clients, o.concurrency, o.duration)
 	if o.killEvery > 0 {
 		fmt.Fprintf(b.log, ", a server killed every %v", o.killEvery)
 	}
@@ -44,11 +46,18 @@ func (b *run1) load(ctx context.Context) (*Report, error) {
 	<-smp.done
 	if kl != nil {
 		<-kl.done
-		rep.Kills = kl.counts()
 	}
 	rep.Machine.LoadAfter = loadAvg()
 	rep.CallsS = round2(time.Since(rec.began).Seconds())
 	rep.Interrupted = ctx.Err() != nil
+	b.finish(rep, clients, rec, smp, kl)
+	return rep, nil
+}
+
+// finish closes the clients, looks for leftovers and fills in the report;
+// kl is nil when no server was killed.
+func (b *run1) finish(rep *Report, clients []*client, rec *recorder, smp *sampler, kl *killer) {
+	fmt.Fprintf(b.log, "mcpload: calls done after %.1f s; closing the clients\n", rep.CallsS)
 	rep.Clients = b.stopClients(clients)
 	rep.Processes = b.leftovers()
 	if left, err := os.ReadDir(b.childTmp); err == nil {
@@ -58,15 +67,15 @@ func (b *run1) load(ctx context.Context) (*Report, error) {
 	}
 	var restarted []string
 	if kl != nil {
-		restarted = o.killKinds
+		restarted = b.o.killKinds
 	}
-	rep.Memory = smp.memory(o.warmup, o.flatMB, restarted)
+	rep.Memory = smp.memory(b.o.warmup, b.o.flatMB, restarted)
 	rep.Stderr = b.stderrSummary()
-	rep.fill(rec, o.showSamples)
+	rep.fill(rec)
 	if kl != nil {
+		rep.Kills = kl.counts()
 		rep.noteKills(kl)
 	}
-	return rep, nil
 }
 
 // startClients starts every client, in parallel; on error it closes those

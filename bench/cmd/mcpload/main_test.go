@@ -21,8 +21,8 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestSmoke runs the load test twice, small and short, against real gopls
-// and pyright and a freshly built agentlsp: 2 clients x 4 calls for 12 s,
-// then 8 s with a gopls killed every 2 s. It asserts what the load test
+// and pyright and a freshly built agentlsp: 2 clients x 4 calls for 10 s,
+// then 6 s with a gopls killed every 2 s. It asserts what the load test
 // promises, never a timing: every call answered, none wrong, no process
 // left, the temporary directory gone, and every operation exercised.
 //
@@ -38,7 +38,7 @@ func TestSmoke(t *testing.T) {
 	bin := buildAgentlsp(t)
 	common := []string{"--agentlsp", bin, "--clients", "2", "--concurrency", "4", "--edit-delay", "1s", "--grace", "3s", "--deadline", "2m"}
 	t.Run("steady", func(t *testing.T) {
-		rep := smokeRun(t, append(common, "--duration", "12s"))
+		rep := smokeRun(t, append(common, "--duration", "10s"))
 		want := len(navCases()) + 4 // questions, and own and dependency edits in two languages
 		if len(rep.Ops) != want {
 			t.Errorf("%d operations exercised, want %d: %+v", len(rep.Ops), want, rep.Ops)
@@ -50,7 +50,7 @@ func TestSmoke(t *testing.T) {
 		}
 	})
 	t.Run("kill", func(t *testing.T) {
-		rep := smokeRun(t, append(common, "--duration", "8s", "--kill-every", "2s", "--kill", "gopls"))
+		rep := smokeRun(t, append(common, "--duration", "6s", "--kill-every", "2s", "--kill", "gopls"))
 		if rep.Kills["gopls"] == 0 {
 			t.Errorf("no gopls killed: %v", rep.Kills)
 		}

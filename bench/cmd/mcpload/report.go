@@ -173,7 +173,7 @@ type StderrSummary struct {
 }
 
 // fill adds the calls' figures and the verdict.
-func (rep *Report) fill(rec *recorder, show int) {
+func (rep *Report) fill(rec *recorder) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	var all []float64

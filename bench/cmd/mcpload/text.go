@@ -28,6 +28,9 @@ func writeText(w io.Writer, rep *Report, show int) {
 	}
 	fmt.Fprintf(w, "\nTool errors by kind: %s (unsupported: pyright's refusal of goToImplementation, the right answer).\n", counts(rep.ToolErrors))
 	fmt.Fprintf(w, "Non-fresh diagnostics and flagged answers by status: %s.\n", counts(rep.NonFresh))
+	if rep.Total.Cancelled > 0 {
+		fmt.Fprintf(w, "Calls cancelled by the interruption: %d.\n", rep.Total.Cancelled)
+	}
 	if len(rep.WrongKinds) > 0 {
 		fmt.Fprintf(w, "Wrong answers by cause: %s.\n", counts(rep.WrongKinds))
 	}
