@@ -77,7 +77,10 @@ func (s *sampler) take() {
 		smp.clients[c.id] = one
 		smp.kinds["agentlsp"] = addKind(smp.kinds["agentlsp"], one)
 		for _, p := range descendantsOf(procs, c.pid) {
-			kind := kindOf(p)
+			kind := "other:" + p.comm // a server's helper: go list, gopls telemetry, python3
+			if p.ppid == c.pid {
+				kind = kindOf(p)
+			}
 			s.procs.add(p, kind)
 			if rss, threads, ok := status(p.pid); ok {
 				if strings.HasPrefix(kind, "other:") {
@@ -107,6 +110,9 @@ type MemoryRow struct {
 	RSSFirstMB    float64 `json:"rss_first_mb"`
 	RSSLastMB     float64 `json:"rss_last_mb"`
 	SlopeMBPerMin float64 `json:"slope_mb_per_min"`
+	// LastHalfSlope is the slope over the last half of those samples:
+	// growth that levels off has a smaller one, a leak the same.
+	LastHalfSlope float64 `json:"last_half_slope_mb_per_min"`
 	// MaxProcessSlope is the steepest slope of one process (agentlsp
 	// only: the other kinds' processes may be replaced by restarts).
 	MaxProcessSlope float64 `json:"max_process_slope_mb_per_min,omitempty"`
@@ -174,6 +180,8 @@ func kindRow(kind string, samples []sample, flat float64) MemoryRow {
 	row.RSSFirstMB, row.RSSLastMB = round2(rss[0]), round2(rss[len(rss)-1])
 	row.ThreadsFirst, row.ThreadsLast = round2(threads[0]), round2(threads[len(threads)-1])
 	row.SlopeMBPerMin, row.ThreadsSlope = round2(slope(xs, rss)), round2(slope(xs, threads))
+	half := len(xs) / 2
+	row.LastHalfSlope = round2(slope(xs[half:], rss[half:]))
 	worst := math.Abs(row.SlopeMBPerMin)
 	if kind == "agentlsp" {
 		row.MaxProcessSlope = round2(maxClientSlope(samples))

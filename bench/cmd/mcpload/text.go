@@ -50,15 +50,15 @@ func writeMemory(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "\nMemory after a %g s warm-up, sampled every %g s from /proc (per process: the mean over the kind's processes; "+
 		"threads are OS threads, goroutines are not visible from outside; flat: |slope| <= %g MB/min, for agentlsp also each process's):\n\n",
 		rep.Params.WarmupS, rep.Params.SampleEveryS, rep.Params.FlatMB)
-	fmt.Fprintln(w, "| process | at once | samples | RSS first MB | RSS last MB | slope MB/min | steepest process MB/min | threads first | threads last | threads/min | flat |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| process | at once | samples | RSS first MB | RSS last MB | slope MB/min | last half MB/min | steepest process MB/min | threads first | threads last | threads/min | flat |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, m := range rep.Memory {
 		steep := "-"
 		if m.Kind == "agentlsp" {
 			steep = fmt.Sprintf("%+.2f", m.MaxProcessSlope)
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %+.2f | %s | %.1f | %.1f | %+.2f | %s |\n", m.Kind, m.Processes, m.Samples,
-			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, cmpOr(m.Note, yesNo(m.Flat)))
+		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %+.2f | %+.2f | %s | %.1f | %.1f | %+.2f | %s |\n", m.Kind, m.Processes, m.Samples,
+			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, m.LastHalfSlope, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, cmpOr(m.Note, yesNo(m.Flat)))
 	}
 }
 
