@@ -40,6 +40,7 @@ func (b *run1) load(ctx context.Context) (*Report, error) {
 		kl = &killer{clients: clients, procs: b.procs, rng: rand.New(rand.NewPCG(o.seed, 1)), began: rec.began,
 			kinds: o.killKinds}
 		kl.start(ctx, stop, o.killEvery)
+		rec.killer = kl
 	}
 	b.work(ctx, clients, rec, stop)
 	smp.take()
@@ -74,7 +75,6 @@ func (b *run1) finish(rep *Report, clients []*client, rec *recorder, smp *sample
 	rep.fill(rec)
 	if kl != nil {
 		rep.Kills = kl.counts()
-		rep.noteKills(kl)
 	}
 }
 

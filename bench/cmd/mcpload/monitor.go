@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -298,6 +299,30 @@ func (k *killer) lastKill(client int, kind string, at time.Duration) (time.Durat
 	}
 	return 0, false
 }
+
+// relation says when the server of r's language in r's client was last
+// killed, relative to r's call, and groups that: killed during the call,
+// in the 10 s before it, or not.
+func (k *killer) relation(r result) (text, class string) {
+	kind := "gopls"
+	if strings.HasPrefix(r.key, langPy+"/") {
+		kind = "pyright"
+	}
+	start := r.at - r.d
+	d, ok := k.lastKill(r.client, kind, r.at)
+	switch killed := r.at - d; {
+	case !ok:
+		return kind + " never killed before the answer", "server not killed before"
+	case killed >= start:
+		return fmt.Sprintf("%s killed during the call, %.0f ms after it began", kind, msOf(killed-start)), "server killed during the call"
+	case start-killed <= 10*time.Second:
+		return fmt.Sprintf("%s killed %.0f ms before the call began", kind, msOf(start-killed)), "server killed in the 10 s before the call"
+	default:
+		return fmt.Sprintf("%s killed %.0f ms before the call began", kind, msOf(start-killed)), "server not killed in the 10 s before the call"
+	}
+}
+
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // counts returns the kills by kind.
 func (k *killer) counts() map[string]int {

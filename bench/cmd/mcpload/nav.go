@@ -238,11 +238,13 @@ func (w *worker) navigate(ctx context.Context, n navCase) result {
 	r.answer = string(raw)
 	switch {
 	case len(extra) > 0:
+		r.wrongKind = r.key + ": holds what is not right"
 		return r.with(outcomeWrong, fmt.Sprintf("holds %q, which is not right (and lacks %q)", extra, missing))
 	case len(missing) > 0 && a.flagged():
 		r.status = "incomplete"
 		return r.with(outcomeFlagged, fmt.Sprintf("lacks %q (indexing %v, errors %q)", missing, a.Indexing, a.Errors))
 	case len(missing) > 0:
+		r.wrongKind = r.key + ": lacks what is known, not flagged incomplete"
 		return r.with(outcomeWrong, fmt.Sprintf("lacks %q", missing))
 	}
 	return r.with(outcomeOK, "")

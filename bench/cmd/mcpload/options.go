@@ -22,6 +22,7 @@ type options struct {
 	duration    time.Duration
 	killEvery   time.Duration // 0: no kills
 	killKinds   []string      // which servers may be killed
+	maxRestarts int           // the servers' crash budget; 0: agentlsp's default
 	warmup      time.Duration // memory samples before this are not in the slope
 	sampleEvery time.Duration
 	callTimeout time.Duration
@@ -48,6 +49,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.duration, "duration", 5*time.Minute, "how long calls are made")
 	fs.DurationVar(&o.killEvery, "kill-every", 0, "SIGKILL a running gopls or pyright (a child of one agentlsp process, at random) every `D`; 0: never")
 	kinds := fs.String("kill", "gopls,pyright", "with --kill-every, the `SERVERS` that may be killed (comma-separated: gopls, pyright)")
+	fs.IntVar(&o.maxRestarts, "max-restarts", 0, "configure the servers' crash budget (maxRestarts, crashes per window before broken) to `N` (default: agentlsp's, 5)")
 	fs.DurationVar(&o.warmup, "warmup", 0, "memory samples before `D` into the run are left out of the slope (default: a quarter of --duration, at most 1m)")
 	fs.DurationVar(&o.sampleEvery, "sample-every", 0, "sample RSS and threads every `D` (default: --duration/20, between 1s and 5s)")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 75*time.Second, "a call without an answer after `D` is unanswered (agentlsp bounds each call at 60s)")
@@ -72,6 +74,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 // validate checks the options, fills in defaults and finds the servers.
 func (o *options) validate() error {
 	switch {
+	case o.maxRestarts < 0:
+		return errors.New("mcpload: --max-restarts must not be negative")
 	case o.clients < 1 || o.concurrency < 1:
 		return errors.New("mcpload: --clients and --concurrency must be at least 1")
 	case o.duration <= 0 || o.callTimeout <= 0 || o.grace < 0 || o.terminate <= 0:

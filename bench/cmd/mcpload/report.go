@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
-	"time"
 )
 
 // The report: what one run saw. The JSON field names are the format.
@@ -56,6 +54,7 @@ type Params struct {
 	DurationS    float64  `json:"duration_s"`
 	KillEveryS   float64  `json:"kill_every_s"`
 	Kill         []string `json:"kill,omitempty"`
+	MaxRestarts  int      `json:"max_restarts,omitempty"`
 	WarmupS      float64  `json:"warmup_s"`
 	SampleEveryS float64  `json:"sample_every_s"`
 	CallTimeoutS float64  `json:"call_timeout_s"`
@@ -68,7 +67,7 @@ type Params struct {
 
 func paramsOf(o *options) Params {
 	return Params{Clients: o.clients, Concurrency: o.concurrency, DurationS: o.duration.Seconds(),
-		KillEveryS: o.killEvery.Seconds(), Kill: killedKinds(o), WarmupS: o.warmup.Seconds(), SampleEveryS: o.sampleEvery.Seconds(),
+		KillEveryS: o.killEvery.Seconds(), Kill: killedKinds(o), MaxRestarts: o.maxRestarts, WarmupS: o.warmup.Seconds(), SampleEveryS: o.sampleEvery.Seconds(),
 		CallTimeoutS: o.callTimeout.Seconds(), EditDelayMs: float64(o.editDelay.Microseconds()) / 1000,
 		FlatMB: o.flatMB, Seed: o.seed, Gopls: o.gopls, Pyright: o.pyright}
 }
@@ -115,32 +114,6 @@ type Sample struct {
 	// LastKill says, in --kill-every runs, when the client's server of
 	// the call's language was last killed, relative to the call.
 	LastKill string `json:"last_kill,omitempty"`
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// noteKills sets LastKill on every sample.
-func (rep *Report) noteKills(k *killer) {
-	for _, ss := range [][]Sample{rep.Wrong, rep.Unanswered, rep.Unexpected} {
-		for i := range ss {
-			s := &ss[i]
-			kind := "gopls"
-			if strings.HasPrefix(s.Op, langPy+"/") {
-				kind = "pyright"
-			}
-			end := time.Duration(s.AtS * float64(time.Second))
-			start := end - time.Duration(s.Ms*float64(time.Millisecond))
-			switch d, ok := k.lastKill(s.Client, kind, end); {
-			case !ok:
-				s.LastKill = "never killed before the answer"
-			case end-d >= start:
-				s.LastKill = fmt.Sprintf("killed during the call, %.0f ms after it began", ms(end-d-start))
-			default:
-				s.LastKill = fmt.Sprintf("killed %.0f ms before the call began", ms(start-(end-d)))
-			}
-			s.LastKill = kind + " " + s.LastKill
-		}
-	}
 }
 
 // ClientExit is how a client's agentlsp process ended when closed.
@@ -230,7 +203,7 @@ func samplesOf(rs []result) []Sample {
 	for _, r := range rs {
 		out = append(out, Sample{Op: r.key, Client: r.client, Worker: r.worker, AtS: round2(r.at.Seconds()),
 			Ms: round2(float64(r.d.Microseconds()) / 1000), File: r.file, OnDisk: r.onDisk, Answer: clip(r.answer, 600),
-			Why: clip(r.why, 600), ErrKind: r.errKind})
+			Why: clip(r.why, 600), ErrKind: r.errKind, LastKill: r.lastKill})
 	}
 	return out
 }

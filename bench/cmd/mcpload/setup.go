@@ -50,10 +50,12 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *run1, cleanup fun
 			return nil, cleanup, err
 		}
 	}
-	cfg, _ := json.Marshal(map[string]any{"servers": map[string]any{
-		"gopls":   map[string]any{"command": o.gopls},
-		"pyright": map[string]any{"command": o.pyright, "args": []string{"--stdio"}},
-	}})
+	gopls := map[string]any{"command": o.gopls}
+	pyright := map[string]any{"command": o.pyright, "args": []string{"--stdio"}}
+	if o.maxRestarts > 0 {
+		gopls["maxRestarts"], pyright["maxRestarts"] = o.maxRestarts, o.maxRestarts
+	}
+	cfg, _ := json.Marshal(map[string]any{"servers": map[string]any{"gopls": gopls, "pyright": pyright}})
 	if err := os.WriteFile(b.config, cfg, 0o644); err != nil {
 		return nil, cleanup, err
 	}

@@ -51,6 +51,9 @@ type result struct {
 	why     string // why it is wrong, unanswered or an error
 	// wrongKind groups wrong answers by cause, when known.
 	wrongKind string
+	// lastKill says when the server of the call's language was last
+	// killed, relative to the call (--kill-every runs).
+	lastKill string
 }
 
 func (r result) with(o outcome, why string) result {
@@ -69,8 +72,11 @@ const maxSamples = 50
 // recorder collects results; safe for concurrent use.
 type recorder struct {
 	began time.Time
-	mu    sync.Mutex
-	ops   map[string]*opStats
+	// killer, when servers are killed, dates failures against the kills;
+	// set before the first add.
+	killer *killer
+	mu     sync.Mutex
+	ops    map[string]*opStats
 	// samples of failures, at most maxSamples of each outcome.
 	samples map[outcome][]result
 	// errKinds counts tool errors by kind, statuses non-fresh statuses,
@@ -91,6 +97,13 @@ type opStats struct {
 // add records r.
 func (rc *recorder) add(r result) {
 	r.at = time.Since(rc.began)
+	if rc.killer != nil && r.outcome != outcomeOK {
+		var class string
+		r.lastKill, class = rc.killer.relation(r)
+		if r.outcome == outcomeWrong {
+			r.wrongKind = cmpOr(r.wrongKind, r.key+": other") + " (" + class + ")"
+		}
+	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	s := rc.ops[r.key]

@@ -14,6 +14,9 @@ func writeText(w io.Writer, rep *Report, show int) {
 	if p.KillEveryS > 0 {
 		fmt.Fprintf(w, ", a language server SIGKILLed every %g s (%s)", p.KillEveryS, counts(rep.Kills))
 	}
+	if p.MaxRestarts > 0 {
+		fmt.Fprintf(w, ", crash budget %d", p.MaxRestarts)
+	}
 	fmt.Fprintf(w, "\n\n%d CPUs, %s; load average %s before the calls, %s after; edit delay %g ms; call timeout %g s; seed %d\n\n",
 		rep.Machine.CPUs, rep.Machine.GoVersion, rep.Machine.LoadBefore, rep.Machine.LoadAfter, p.EditDelayMs, p.CallTimeoutS, p.Seed)
 	fmt.Fprintln(w, "| operation | calls | p50 ms | p99 ms | max ms | ok | wrong | unanswered | non-fresh | flagged incomplete | expected errors | other errors |")
@@ -32,7 +35,10 @@ func writeText(w io.Writer, rep *Report, show int) {
 		fmt.Fprintf(w, "Calls cancelled by the interruption: %d.\n", rep.Total.Cancelled)
 	}
 	if len(rep.WrongKinds) > 0 {
-		fmt.Fprintf(w, "Wrong answers by cause: %s.\n", counts(rep.WrongKinds))
+		fmt.Fprintf(w, "\nWrong answers by cause:\n\n")
+		for _, k := range sortedKeys(rep.WrongKinds) {
+			fmt.Fprintf(w, "- %s: %d\n", k, rep.WrongKinds[k])
+		}
 	}
 	writeMemory(w, rep)
 	writeProcesses(w, rep)
