@@ -6,10 +6,11 @@
 //
 // Calls: every operation of the lsp tool on both languages, each about a
 // place whose right answer is known (nav.go), and edits on disk followed
-// by a diagnostics call on the edited file (edit.go): every (client,
-// worker) pair owns one Go package and one Python file, and writes in turn
-// a version with an undefined name on a known line and a clean one, so a
-// fresh answer must show exactly what was written. Every call is checked:
+// by a diagnostics call (edit.go): every (client, worker) pair owns files
+// in both languages that only it writes, in turn a version with an error
+// on a known line and a clean one, and asks either about the file it
+// wrote or about a file that uses it (the dependency case), so a fresh
+// answer must show exactly what is on disk. Every call is checked:
 //
 //   - wrong: an answer that contradicts what is known (or lacks part of it
 //     without saying it may be incomplete); diagnostics labelled fresh

@@ -66,8 +66,9 @@ func (r result) answered() bool {
 	return r.outcome != outcomeUnanswered && r.outcome != outcomeCancelled
 }
 
-// maxSamples bounds the wrong, unanswered and error calls kept in full.
-const maxSamples = 50
+// maxSamples bounds the wrong, unanswered and error calls kept in full
+// (in the JSON report; the text shows --show of them).
+const maxSamples = 200
 
 // recorder collects results; safe for concurrent use.
 type recorder struct {
