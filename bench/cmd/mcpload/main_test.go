@@ -21,7 +21,7 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestSmoke runs the load test twice, small and short, against real gopls
-// and pyright and a freshly built agentlsp: 2 clients x 4 calls for 10 s,
+// and pyright and a freshly built agentlsp: 2 clients x 4 calls for 8 s,
 // then 6 s with a gopls killed every 2 s. It asserts what the load test
 // promises, never a timing: every call answered, none wrong, no process
 // left, the temporary directory gone, and every operation exercised.
@@ -38,7 +38,7 @@ func TestSmoke(t *testing.T) {
 	bin := buildAgentlsp(t)
 	common := []string{"--agentlsp", bin, "--clients", "2", "--concurrency", "4", "--edit-delay", "1s", "--grace", "3s", "--deadline", "2m"}
 	t.Run("steady", func(t *testing.T) {
-		rep := smokeRun(t, append(common, "--duration", "10s"))
+		rep := smokeRun(t, append(common, "--duration", "8s"))
 		want := len(navCases()) + 4 // questions, and own and dependency edits in two languages
 		if len(rep.Ops) != want {
 			t.Errorf("%d operations exercised, want %d: %+v", len(rep.Ops), want, rep.Ops)

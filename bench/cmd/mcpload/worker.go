@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"math/rand/v2"
+	"time"
 )
 
 // worker is one of a client's concurrent callers: it makes one call at a
@@ -56,8 +57,15 @@ func (w *worker) run(ctx context.Context, stop <-chan struct{}, rec *recorder) {
 		}
 		r.client, r.worker = w.c.id, w.id
 		rec.add(r)
+		if r.outcome == outcomeUnanswered {
+			// A closed connection fails every call at once: do not spin.
+			_ = sleep(ctx, unansweredPause)
+		}
 	}
 }
+
+// unansweredPause is a worker's pause after a call got no answer.
+const unansweredPause = 100 * time.Millisecond
 
 // workerEdits are the edits in a worker's deck: in each language, its own
 // file twice and its dependency once; with nine questions per language,
