@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -166,7 +167,10 @@ type diagAnswer struct {
 }
 
 type diagFile struct {
-	Path        string `json:"path"`
+	Path string `json:"path"`
+	// Other marks a file the call did not name, reported because its
+	// diagnostics changed (newer agentlsp versions).
+	Other       bool   `json:"other,omitempty"`
 	Status      string `json:"status"`
 	Detail      string `json:"detail,omitempty"`
 	Diagnostics []struct {
@@ -234,10 +238,12 @@ func (w *worker) edit(ctx context.Context, f editFile) result {
 		return w.c.failed(r, err)
 	}
 	var a diagAnswer
-	if err := json.Unmarshal(raw, &a); err != nil || len(a.Files) != 1 || a.Files[0].Path != f.asked {
-		return r.with(outcomeWrong, fmt.Sprintf("answer is not about %s alone: %s (%v)", f.asked, raw, err))
+	err = json.Unmarshal(raw, &a)
+	i := slices.IndexFunc(a.Files, func(d diagFile) bool { return d.Path == f.asked && !d.Other })
+	if err != nil || i < 0 {
+		return r.with(outcomeWrong, fmt.Sprintf("answer is not about %s: %s (%v)", f.asked, raw, err))
 	}
-	file := a.Files[0]
+	file := a.Files[i]
 	r.answer = fmt.Sprintf("status %s, errors %q", file.Status, file.errorsOf())
 	if file.Status != "fresh" {
 		r.status = file.Status
