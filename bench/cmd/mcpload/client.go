@@ -35,7 +35,7 @@ func (e *toolError) Error() string { return "tool error: " + e.text }
 
 // startClient starts `agentlsp mcp` in its own process group, marked with
 // the run's marker, and connects to it. On error nothing is left running.
-func startClient(ctx context.Context, id int, o *options, b *run1) (*client, error) {
+func startClient(ctx context.Context, id int, o *options, b *loadTest) (*client, error) {
 	cmd := exec.Command(b.bin, "mcp", "--workspace", b.ws, "--config", b.config)
 	cmd.Dir = b.ws
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

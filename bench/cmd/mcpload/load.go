@@ -15,7 +15,7 @@ import (
 // load starts the clients, makes calls for the duration (killing servers
 // if asked), stops the clients and checks that no process is left. It
 // returns the report; an error only when the clients could not start.
-func (b *run1) load(ctx context.Context) (*Report, error) {
+func (b *loadTest) load(ctx context.Context) (*Report, error) {
 	o := b.o
 	rep := &Report{Machine: machine(), Params: paramsOf(o)}
 	began := time.Now()
@@ -57,7 +57,7 @@ func (b *run1) load(ctx context.Context) (*Report, error) {
 
 // finish closes the clients, looks for leftovers and fills in the report;
 // kl is nil when no server was killed.
-func (b *run1) finish(rep *Report, clients []*client, rec *recorder, smp *sampler, kl *killer) {
+func (b *loadTest) finish(rep *Report, clients []*client, rec *recorder, smp *sampler, kl *killer) {
 	fmt.Fprintf(b.log, "mcpload: calls done after %.1f s; closing the clients\n", rep.CallsS)
 	rep.Clients = b.stopClients(clients)
 	rep.Processes = b.leftovers()
@@ -80,7 +80,7 @@ func (b *run1) finish(rep *Report, clients []*client, rec *recorder, smp *sample
 
 // startClients starts every client, in parallel; on error it closes those
 // that started.
-func (b *run1) startClients(ctx context.Context) ([]*client, error) {
+func (b *loadTest) startClients(ctx context.Context) ([]*client, error) {
 	clients := make([]*client, b.o.clients)
 	errs := make([]error, b.o.clients)
 	var wg sync.WaitGroup
@@ -110,7 +110,7 @@ const readyWithin = 90 * time.Second
 // diagnostics of a Go and a Python file, which start both servers, asked
 // again until both are fresh (a cold pyright takes longer than the
 // diagnostics wait) or readyWithin has passed.
-func (b *run1) ready(ctx context.Context, clients []*client) []StartupResult {
+func (b *loadTest) ready(ctx context.Context, clients []*client) []StartupResult {
 	out := make([]StartupResult, len(clients))
 	var wg sync.WaitGroup
 	for i, c := range clients {
@@ -149,7 +149,7 @@ func (c *client) ready(ctx context.Context) StartupResult {
 
 // work runs every client's workers until the duration has passed (then
 // closes stop) or ctx is done, and waits for their calls in flight.
-func (b *run1) work(ctx context.Context, clients []*client, rec *recorder, stop chan struct{}) {
+func (b *loadTest) work(ctx context.Context, clients []*client, rec *recorder, stop chan struct{}) {
 	nav := navCases()
 	var wg sync.WaitGroup
 	for _, c := range clients {
@@ -172,7 +172,7 @@ func (b *run1) work(ctx context.Context, clients []*client, rec *recorder, stop 
 }
 
 // stopClients closes every client in parallel.
-func (b *run1) stopClients(clients []*client) []ClientExit {
+func (b *loadTest) stopClients(clients []*client) []ClientExit {
 	out := make([]ClientExit, len(clients))
 	var wg sync.WaitGroup
 	for i, c := range clients {
@@ -191,7 +191,7 @@ func (b *run1) stopClients(clients []*client) []ClientExit {
 
 // leftovers waits up to the grace period for every process of the run to
 // be gone, then kills and reports the others.
-func (b *run1) leftovers() ProcessReport {
+func (b *loadTest) leftovers() ProcessReport {
 	deadline := time.Now().Add(b.o.grace)
 	left := b.procs.leftovers()
 	for len(left) > 0 && time.Now().Before(deadline) {

@@ -77,7 +77,7 @@ func descendantsOf(procs map[int]procInfo, root int) []procInfo {
 		children[p.ppid] = append(children[p.ppid], p.pid)
 	}
 	var out []procInfo
-	queue := slices0(children[root])
+	queue := append([]int(nil), children[root]...)
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -86,8 +86,6 @@ func descendantsOf(procs map[int]procInfo, root int) []procInfo {
 	}
 	return out
 }
-
-func slices0(xs []int) []int { return append([]int(nil), xs...) }
 
 // hasMarker reports whether pid's environment holds the run's marker.
 func hasMarker(pid int, marker string) bool {

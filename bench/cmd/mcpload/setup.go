@@ -12,10 +12,10 @@ import (
 	"time"
 )
 
-// run1 is one run's shared state: the temporary directory, the binaries,
+// loadTest is one run's shared state: the temporary directory, the binaries,
 // the workspace and the process tracker. Owned by run's goroutine; the
 // tracker is safe for concurrent use.
-type run1 struct {
+type loadTest struct {
 	o      *options
 	log    io.Writer
 	tmp    string // removed by cleanup
@@ -30,7 +30,7 @@ type run1 struct {
 
 // setup builds or finds agentlsp, writes its configuration and generates
 // the workspace. cleanup removes everything; call it even on error.
-func setup(ctx context.Context, o *options, log io.Writer) (b *run1, cleanup func(), err error) {
+func setup(ctx context.Context, o *options, log io.Writer) (b *loadTest, cleanup func(), err error) {
 	tmp, err := os.MkdirTemp("", "mcpload-")
 	if err != nil {
 		return nil, func() {}, err
@@ -40,7 +40,7 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *run1, cleanup fun
 		return nil, cleanup, err
 	}
 	marker := fmt.Sprintf("%s=%s-%d", markerEnv, filepath.Base(tmp), time.Now().UnixNano())
-	b = &run1{o: o, log: log, tmp: tmp, bin: o.agentlsp, config: filepath.Join(tmp, "agentlsp.json"),
+	b = &loadTest{o: o, log: log, tmp: tmp, bin: o.agentlsp, config: filepath.Join(tmp, "agentlsp.json"),
 		ws: filepath.Join(tmp, "ws"), marker: marker, procs: newTracker(marker), childTmp: filepath.Join(tmp, "tmp")}
 	if err := os.Mkdir(b.childTmp, 0o700); err != nil {
 		return nil, cleanup, err
@@ -80,7 +80,7 @@ func build(ctx context.Context, dir string, log io.Writer) (string, error) {
 
 // stderrSummary counts the ERROR lines and panics in the agentlsp
 // processes' stderr files, and quotes the first of each.
-func (b *run1) stderrSummary() StderrSummary {
+func (b *loadTest) stderrSummary() StderrSummary {
 	var s StderrSummary
 	files, _ := filepath.Glob(filepath.Join(b.tmp, "agentlsp-*.stderr"))
 	for _, f := range files {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -102,7 +103,7 @@ func (rc *recorder) add(r result) {
 		var class string
 		r.lastKill, class = rc.killer.relation(r)
 		if r.outcome == outcomeWrong {
-			r.wrongKind = cmpOr(r.wrongKind, r.key+": other") + " (" + class + ")"
+			r.wrongKind = cmp.Or(r.wrongKind, r.key+": other") + " (" + class + ")"
 		}
 	}
 	rc.mu.Lock()
@@ -123,18 +124,11 @@ func (rc *recorder) add(r result) {
 		rc.statuses[r.status]++
 	}
 	if r.outcome == outcomeWrong {
-		rc.wrongKinds[cmpOr(r.wrongKind, r.key+": other")]++
+		rc.wrongKinds[cmp.Or(r.wrongKind, r.key+": other")]++
 	}
 	if r.outcome != outcomeOK && len(rc.samples[r.outcome]) < maxSamples {
 		rc.samples[r.outcome] = append(rc.samples[r.outcome], r)
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // percentile returns the p-th percentile (nearest rank) of sorted xs.

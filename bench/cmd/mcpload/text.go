@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -64,7 +65,7 @@ func writeMemory(w io.Writer, rep *Report) {
 			steep = fmt.Sprintf("%+.2f", m.MaxProcessSlope)
 		}
 		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %+.2f | %+.2f | %s | %.1f | %.1f | %+.2f | %s |\n", m.Kind, m.Processes, m.Samples,
-			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, m.LastHalfSlope, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, cmpOr(m.Note, yesNo(m.Flat)))
+			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, m.LastHalfSlope, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, cmp.Or(m.Note, yesNo(m.Flat)))
 	}
 }
 
