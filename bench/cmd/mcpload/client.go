@@ -141,7 +141,9 @@ func errorKind(text string) string {
 		{"call_timeout", "did not answer in time"},
 		{"overloaded", "overloaded"},
 		{"shutdown", "shutting down"},
-		{"cancelled", "cancel"},
+		{"cancelled", "request cancelled"},
+		{"cancelled", "cancelled by the client"},
+		{"server_error", "server error"},
 		{"no_result", "no server answered"},
 	}
 	for _, k := range kinds {
