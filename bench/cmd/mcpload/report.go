@@ -142,6 +142,7 @@ type StderrSummary struct {
 	WarnLines  int    `json:"warn_lines"`
 	Panics     int    `json:"panics"`
 	FirstError string `json:"first_error,omitempty"`
+	FirstWarn  string `json:"first_warn,omitempty"`
 	FirstPanic string `json:"first_panic,omitempty"`
 }
 

@@ -103,6 +103,9 @@ func (b *loadTest) stderrSummary() StderrSummary {
 				}
 			case strings.Contains(line, "level=WARN"):
 				s.WarnLines++
+				if s.FirstWarn == "" {
+					s.FirstWarn = line
+				}
 			}
 		}
 	}

@@ -93,6 +93,9 @@ func writeProcesses(w io.Writer, rep *Report) {
 	if s.FirstError != "" {
 		fmt.Fprintf(w, " First error: `%s`", clip(s.FirstError, 300))
 	}
+	if s.FirstWarn != "" {
+		fmt.Fprintf(w, " First warning: `%s`", clip(s.FirstWarn, 300))
+	}
 	if s.FirstPanic != "" {
 		fmt.Fprintf(w, " First panic: `%s`", s.FirstPanic)
 	}
