@@ -3,8 +3,10 @@ package agentlsp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +96,68 @@ func TestAPIEdges(t *testing.T) {
 	}
 	if _, err := s.Hover(ctx, "main.py", agentlsp.Position{}); !errors.Is(err, agentlsp.ErrShutdown) {
 		t.Errorf("Hover after Shutdown = %v, want ErrShutdown", err)
+	}
+}
+
+// TestDiagnosticsWorkersAreBounded: one Diagnostics call of 40 files
+// waits for at most 8 at once (it once started a goroutine per file).
+func TestDiagnosticsWorkersAreBounded(t *testing.T) {
+	rt, ws, _ := fakeRuntime(t, "--push-delay", "300ms")
+	var files []string
+	for i := range 40 {
+		name := fmt.Sprintf("f%02d.py", i)
+		os.WriteFile(filepath.Join(ws, name), []byte("x = 1\n"), 0o644)
+		files = append(files, name)
+	}
+	base := runtime.NumGoroutine()
+	done := make(chan struct{})
+	go func() { // ends when the call returns
+		defer close(done)
+		if _, err := rt.Session("agent").Diagnostics(context.Background(), files); err != nil {
+			t.Error(err)
+		}
+	}()
+	peak := 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(5 * time.Millisecond):
+			peak = max(peak, runtime.NumGoroutine()-base)
+		}
+	}
+	if peak > 8+20 { // 8 workers, the call's own, and the runtime's few
+		t.Errorf("%d more goroutines during a call of 40 files, want about 8", peak)
+	}
+}
+
+// TestCrashingServerSaysSoAtOnce: a server that exits as soon as it starts
+// makes the first answer say it crashed (with its stderr), not time out.
+func TestCrashingServerSaysSoAtOnce(t *testing.T) {
+	rt, _, _ := fakeRuntime(t, "--exit-on", "initialized", "--stderr", "fatal: no config")
+	reports, err := rt.Session("agent").Diagnostics(context.Background(), []string{"main.py"}, agentlsp.WithTimeout(2*time.Second))
+	if err == nil && (reports[0].Status == messages.StatusTimeout || !strings.Contains(reports[0].Detail, "fatal: no config")) {
+		t.Errorf("first answer = %s %q, want not_ready or server_broken naming the crash and its stderr", reports[0].Status, reports[0].Detail)
+	}
+	if err != nil && !strings.Contains(err.Error(), "fatal: no config") {
+		t.Errorf("first answer failed with %v, want the server's stderr in it", err)
+	}
+}
+
+// TestWorkspaceThroughASymlink: a workspace given through a symlink
+// accepts absolute paths spelled through that symlink.
+func TestWorkspaceThroughASymlink(t *testing.T) {
+	_, ws, _ := fakeRuntime(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: link, NoWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, rt)
+	if _, err := rt.Editor().Position(filepath.Join(link, "main.py"), 1, 1, ""); err != nil {
+		t.Errorf("a path through the workspace's symlink: %v", err)
 	}
 }

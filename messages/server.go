@@ -140,6 +140,7 @@ type ServerStatus struct {
 	Registrations []Registration  // dynamic registrations in force
 	OpenDocuments map[string]int32
 	InFlight      int // calls held: in flight or waiting
+	Sent          int // calls sent to the server and not answered
 	Indexing      bool
 	Timers        int // timers pending
 	StderrTail    []string

@@ -230,7 +230,7 @@ func (a *serverActor) status() *messages.ServerStatus {
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, State: a.state,
 		Incarnation: a.st.gen, Restarts: a.st.restarts, Broken: a.broken,
 		LastErr: a.lastErr, PID: a.osPID, Capabilities: append([]byte(nil), a.caps.raw...),
-		OpenDocuments: a.st.docs.Versions(), InFlight: a.calls.Len(), Indexing: a.indexing(),
+		OpenDocuments: a.st.docs.Versions(), InFlight: a.calls.Len(), Sent: a.calls.InFlight(), Indexing: a.indexing(),
 		Timers: a.timers.Len(),
 	}
 	for _, r := range a.regs {

@@ -20,6 +20,7 @@ var errUsage = errors.New("fakelsp: bad flags")
 type config struct {
 	syncKind        int // textDocumentSync.change: 0 none, 1 full, 2 incremental
 	pull            bool
+	interFile       bool
 	pullRegister    bool
 	positionEnc     string // "utf-16" or "utf-8": what the fake offers
 	exitCode        int
@@ -76,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 // defineFlags declares every flag that writes straight into c.
 func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.pull, "pull", false, "offer pull diagnostics (diagnosticProvider)")
+	fs.BoolVar(&c.interFile, "inter-file", false, "say pull diagnostics have inter-file dependencies")
 	fs.BoolVar(&c.pullRegister, "pull-register", false, "offer pull diagnostics by client/registerCapability after initialized")
 	fs.StringVar(&c.positionEnc, "position-encoding", "utf-16", "position encoding to choose if the client offers it: utf-16 or utf-8")
 	fs.IntVar(&c.exitCode, "exit-code", 0, "exit code on the exit notification")

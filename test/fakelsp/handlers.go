@@ -53,6 +53,11 @@ func (s *server) dispatch(r *request) {
 		s.shutdownRequest(r)
 	case "fake/documentText":
 		s.documentText(r)
+	case "fake/stats":
+		s.mu.Lock()
+		max := s.maxPending
+		s.mu.Unlock()
+		s.reply(r, map[string]any{"maxPending": max}, nil)
 	case "textDocument/diagnostic":
 		if s.cfg.pull || s.cfg.pullRegister {
 			s.pullDiagnostics(r)
@@ -141,7 +146,7 @@ func (s *server) initializeResult() map[string]any {
 		"workspaceSymbolProvider": true, "callHierarchyProvider": true,
 	}
 	if s.cfg.pull && !s.cfg.pullRegister {
-		caps["diagnosticProvider"] = pullOptions()
+		caps["diagnosticProvider"] = pullOptions(s.cfg.interFile)
 	}
 	for _, c := range s.cfg.without {
 		delete(caps, c)
@@ -156,8 +161,8 @@ func (s *server) initializeResult() map[string]any {
 }
 
 // pullOptions are the DiagnosticOptions of pull diagnostics.
-func pullOptions() map[string]any {
-	return map[string]any{"identifier": "fake", "interFileDependencies": false, "workspaceDiagnostics": false}
+func pullOptions(interFile bool) map[string]any {
+	return map[string]any{"identifier": "fake", "interFileDependencies": interFile, "workspaceDiagnostics": false}
 }
 
 // shutdownRequest answers null, or never with --ignore-shutdown.

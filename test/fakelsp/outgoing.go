@@ -13,7 +13,7 @@ const progressToken = "fake-index"
 func (s *server) afterInitialized() {
 	if s.cfg.pullRegister {
 		reg := map[string]any{
-			"id": "fake-pull", "method": "textDocument/diagnostic", "registerOptions": pullOptions(),
+			"id": "fake-pull", "method": "textDocument/diagnostic", "registerOptions": pullOptions(s.cfg.interFile),
 		}
 		s.call(s.internalID(), "client/registerCapability", map[string]any{"registrations": []any{reg}}, nil)
 	}

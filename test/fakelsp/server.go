@@ -83,8 +83,9 @@ type server struct {
 	env   env
 	sched *scheduler
 
-	mu      sync.Mutex
-	pending map[string]bool // ids of requests not yet answered, guarded by mu
+	mu         sync.Mutex
+	pending    map[string]bool // ids of requests not yet answered, guarded by mu
+	maxPending int             // the most requests ever pending at once, guarded by mu
 
 	// loop-owned
 	received  int
@@ -210,6 +211,7 @@ func (s *server) addPending(id json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pending[idKey(id)] = true
+	s.maxPending = max(s.maxPending, len(s.pending))
 }
 
 // takePending removes a request from the pending set; only the caller that
