@@ -15,7 +15,7 @@ import (
 type goLang struct{}
 
 func (goLang) markers() []string { return []string{"go.mod"} }
-func (goLang) byDir() bool        { return true }
+func (goLang) byDir() bool       { return true }
 func (goLang) source(p string) bool {
 	return strings.HasSuffix(p, ".go")
 }
@@ -84,8 +84,10 @@ var pyImport = regexp.MustCompile(`(?m)^\s*(?:from\s+([.\w]+)\s+import|import\s+
 func (pyLang) markers() []string {
 	return []string{"pyproject.toml", "setup.py", "setup.cfg", "pyrightconfig.json"}
 }
-func (pyLang) byDir() bool          { return false }
-func (pyLang) source(p string) bool { return strings.HasSuffix(p, ".py") || strings.HasSuffix(p, ".pyi") }
+func (pyLang) byDir() bool { return false }
+func (pyLang) source(p string) bool {
+	return strings.HasSuffix(p, ".py") || strings.HasSuffix(p, ".pyi")
+}
 
 func (pyLang) parse(p string, src []byte) []string {
 	var out []string
@@ -134,7 +136,7 @@ type tsLang struct{}
 var tsImport = regexp.MustCompile(`(?:from\s+|import\s*\(\s*|require\s*\(\s*|import\s+)["'](\.[^"']*)["']`)
 
 func (tsLang) markers() []string { return []string{"tsconfig.json", "jsconfig.json", "package.json"} }
-func (tsLang) byDir() bool        { return false }
+func (tsLang) byDir() bool       { return false }
 func (tsLang) source(p string) bool {
 	switch filepath.Ext(p) {
 	case ".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs":

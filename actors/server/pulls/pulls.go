@@ -67,9 +67,9 @@ type Report struct {
 
 // state is one document's pull state.
 type state struct {
-	version   int32 // the version the round in flight pulls for
-	left      int   // requests of the round not answered
-	again     *Doc  // a newer version asked for during the round
+	version   int32  // the version the round in flight pulls for
+	left      int    // requests of the round not answered
+	again     *Doc   // a newer version asked for during the round
 	againOf   *group // the change that asked for it (its held result waits for it)
 	resultIDs map[string]string
 	items     map[string][]messages.Diagnostic
