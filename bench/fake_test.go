@@ -84,7 +84,7 @@ func fakeRegistry(tb testing.TB, flags ...string) *config.Registry {
 func startRuntime(tb testing.TB, ws string, settle time.Duration, flags ...string) *agentlsp.Runtime {
 	tb.Helper()
 	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{
-		Workspace: ws, Registry: fakeRegistry(tb, flags...), NoWatch: true, Settle: settle,
+		Workspace: ws, Registry: fakeRegistry(tb, flags...), Settle: settle,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -42,7 +42,11 @@ func gopls() *Server {
 		// keystroke by keystroke, so the delay only hides diagnostics.
 		// symbolScope workspace: a workspace symbol search otherwise fills
 		// its answer with the standard library's symbols.
-		Settings:    map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"}},
+		// verboseWorkDoneProgress: gopls reports a "diagnosing" work around
+		// the diagnosis of every change; its end is the signal that every
+		// diagnostic of the change was published (no settle window).
+		Settings: map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace",
+			"verboseWorkDoneProgress": true}},
 		InstallHint: installHint("gopls"),
 	}
 }

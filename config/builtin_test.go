@@ -67,7 +67,7 @@ func TestBuiltinsDetails(t *testing.T) {
 	}{
 		{"gopls.RootMarkers", b["gopls"].RootMarkers, []string{"go.work", "go.mod"}},
 		{"gopls.RootMarkerPriority", b["gopls"].RootMarkerPriority, true},
-		{"gopls.Settings", b["gopls"].Settings, map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"}}},
+		{"gopls.Settings", b["gopls"].Settings, map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace", "verboseWorkDoneProgress": true}}},
 		{"gopls.Filenames", b["gopls"].Filenames, map[string]string{"go.mod": "go.mod", "go.work": "go.work"}},
 		{"pyright.RootMarkers", b["pyright"].RootMarkers,
 			[]string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"}},

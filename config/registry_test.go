@@ -42,7 +42,7 @@ func TestRegistryOverrideKeepsOtherFields(t *testing.T) {
 	want := gopls()
 	want.Args = []string{"-remote=auto"}
 	want.StartupTimeout = Duration(time.Minute)
-	want.Settings = map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "staticcheck": true, "symbolScope": "workspace"}}
+	want.Settings = map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "staticcheck": true, "symbolScope": "workspace", "verboseWorkDoneProgress": true}}
 	got, ok := r.Get("gopls")
 	if d := cmp.Diff(want, got); !ok || d != "" {
 		t.Errorf("Get(gopls) mismatch (-want +got):\n%s", d)

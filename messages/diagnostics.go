@@ -77,5 +77,10 @@ type Progress struct {
 	Kind     string // begin, report, end
 	Title    string
 	Message  string
-	Active   bool // whether any progress is still running on that server
+	Active   bool // whether any work other than diagnoses still runs on that server
+	// Diagnosing says this token is a diagnosis of changes (gopls:
+	// "diagnosing ..."): its end means the diagnostics of the changes
+	// before it were all published. Diagnoses is how many run now.
+	Diagnosing bool
+	Diagnoses  int
 }

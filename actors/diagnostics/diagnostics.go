@@ -84,11 +84,29 @@ type serverView struct {
 	versioned bool
 	// work is the server's work-done progress in flight, "" when none.
 	work, workTitle string
+	// The server's own signal of complete diagnostics (gopls's
+	// "diagnosing" progress): whether it gives one, when a diagnosis last
+	// began, and how many run now.
+	signals   bool
+	diagBegan time.Time
+	diagnoses int
+	// gaps are the last phase gaps seen (a push after the one that
+	// satisfied an edit), to learn the settle window of a server without
+	// signals.
+	gaps []time.Duration
 }
 
-func (a *diagnosticsActor) onProgress(m *messages.Progress) {
+func (a *diagnosticsActor) onProgress(ctx actor.Context, m *messages.Progress) {
 	v := a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root})
 	v.indexing = m.Active
+	if m.Diagnosing && m.Kind == "begin" {
+		v.signals, v.diagBegan = true, a.now()
+	}
+	v.diagnoses = m.Diagnoses
+	if m.Diagnosing && m.Diagnoses == 0 {
+		// A diagnosis ended with none left: edits waiting may be complete.
+		a.edits.Each(func(e *edits.Edit) { a.check(ctx, e) })
+	}
 	switch {
 	case !m.Active:
 		v.work, v.workTitle = "", ""
@@ -138,7 +156,7 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 	case *messages.StateChanged:
 		a.onState(ctx, m)
 	case *messages.Progress:
-		a.onProgress(m)
+		a.onProgress(ctx, m)
 	case *messages.EditStarted:
 		a.onEditStarted(ctx, m)
 	case *messages.AwaitEdit:

@@ -2,6 +2,8 @@ package diagnostics
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -71,6 +73,7 @@ func (a *diagnosticsActor) onAwaitEdit(ctx actor.Context, m *messages.AwaitEdit)
 			a.versions[k] = sv.Version
 		}
 	}
+	e.Settle = a.learnedSettle(e.Settle, m.Servers)
 	e.Timeout = a.timers.After(timeout, &editTimeout{id: e.ID})
 	a.check(ctx, e)
 }
@@ -100,10 +103,14 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 		return true, true
 	}
 	if p := en.Push; p != nil {
-		versionless := !p.HasVersion && p.At.After(w.SentAt) && !a.server(w.ServerKey).versioned
+		v := a.server(w.ServerKey)
+		versionless := !p.HasVersion && p.At.After(w.SentAt) && !v.versioned
 		if p.HasVersion && p.Version >= w.Version || versionless {
-			// A push a settle window old already had its later phases.
-			return true, p.At.Add(e.Settle).Before(a.now())
+			// Complete, with no settle window, when the server said its
+			// diagnosis of every change since was done, or when the push is
+			// a settle window old (it had its later phases).
+			quiet := v.signals && v.diagBegan.After(w.SentAt) && v.diagnoses == 0
+			return true, quiet || p.At.Add(e.Settle).Before(a.now())
 		}
 	}
 	return false, false
@@ -134,6 +141,9 @@ func (a *diagnosticsActor) onEditTimeout(ctx actor.Context, m *editTimeout) {
 
 // release answers the edit and forgets it.
 func (a *diagnosticsActor) release(ctx actor.Context, e *edits.Edit, timedOut string) {
+	if timedOut == "" {
+		a.learnGaps(e)
+	}
 	a.timers.Cancel(e.Timeout)
 	a.timers.Cancel(e.SettleTimer)
 	res := a.editResult(e, timedOut)
@@ -141,4 +151,53 @@ func (a *diagnosticsActor) release(ctx actor.Context, e *edits.Edit, timedOut st
 	if e.ReplyTo != nil {
 		ctx.Send(e.ReplyTo, res)
 	}
+}
+
+// Learned settle windows. A server that gives no signal of complete
+// diagnostics gets a settle window after its push for an edit's version,
+// for the later phases some servers publish. Its length is learned from
+// what the server does: the gap between the push that satisfied an edit
+// and the last push for that document within the window, twice the
+// largest of the last gapsKept, at least minSettle, at most the
+// configured window; the configured window until gapsKept were seen.
+
+const (
+	gapsKept  = 16
+	minSettle = 20 * time.Millisecond
+)
+
+// learnGaps records, for each server whose push satisfied e, the gap to
+// the document's last push in the settle window.
+func (a *diagnosticsActor) learnGaps(e *edits.Edit) {
+	if !e.Settling() {
+		return
+	}
+	for _, w := range e.Waits {
+		if !w.Done || w.Pulled || w.Err != nil {
+			continue
+		}
+		p := a.store.Get(store.Key{Server: w.ServerKey, URI: e.URI}).Push
+		if p == nil {
+			continue
+		}
+		v := a.server(w.ServerKey)
+		if len(v.gaps) == gapsKept {
+			v.gaps = append(v.gaps[:0], v.gaps[1:]...)
+		}
+		v.gaps = append(v.gaps, max(0, p.At.Sub(e.SettleStart())))
+	}
+}
+
+// learnedSettle is the settle window for an edit of these servers: the
+// longest any of them needs.
+func (a *diagnosticsActor) learnedSettle(configured time.Duration, servers []messages.ServerVersion) time.Duration {
+	out := time.Duration(0)
+	for _, sv := range servers {
+		v := a.server(sv.ServerKey)
+		if len(v.gaps) < gapsKept {
+			return configured
+		}
+		out = max(out, 2*slices.Max(v.gaps))
+	}
+	return min(configured, max(out, minSettle))
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -73,17 +74,44 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 		return
 	}
 	token := tokenText(p.Token)
+	diagnosing := a.progress[token] == workDiagnosis
 	switch p.Value.Kind {
 	case "begin":
-		a.progress[token] = true
+		diagnosing = strings.HasPrefix(p.Value.Title, "diagnosing")
+		kind := workIndexing
+		if diagnosing {
+			kind = workDiagnosis
+		}
+		a.progress[token] = kind
 	case "end":
 		delete(a.progress, token)
 	}
 	msg := &messages.Progress{
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, Token: token, Kind: p.Value.Kind,
 		Title: p.Value.Title, Message: p.Value.Message, Active: a.indexing(),
+		Diagnosing: diagnosing, Diagnoses: a.diagnoses(),
 	}
 	a.tellObservers(ctx, msg)
+}
+
+// The kinds of work a server reports progress for: a diagnosis of changes
+// (gopls with verboseWorkDoneProgress: "diagnosing ...") is the server's
+// own signal that diagnostics are complete when it ends; any other work is
+// indexing, and makes answers possibly incomplete.
+const (
+	workIndexing = iota + 1
+	workDiagnosis
+)
+
+// diagnoses is the number of diagnosis works in progress.
+func (a *serverActor) diagnoses() int {
+	n := 0
+	for _, k := range a.progress {
+		if k == workDiagnosis {
+			n++
+		}
+	}
+	return n
 }
 
 func tokenText(raw json.RawMessage) string {

@@ -100,7 +100,7 @@ type serverActor struct {
 	regs     map[string]messages.Registration
 	matchers map[string]*lspglob.WatchMatcher // compiled didChangeWatchedFiles registrations
 	pulls    *pulls.Scheduler
-	progress map[string]bool // work-done progress tokens in flight
+	progress map[string]int // work-done progress tokens in flight: workIndexing or workDiagnosis
 
 	calls   *calls.Queue
 	timers  *lifecycle.Timers
@@ -172,7 +172,7 @@ func (a *serverActor) onStarted(ctx actor.Context) {
 	a.regs = make(map[string]messages.Registration)
 	a.matchers = make(map[string]*lspglob.WatchMatcher)
 	a.pulls = pulls.New()
-	a.progress = make(map[string]bool)
+	a.progress = make(map[string]int)
 	a.start(ctx)
 	a.scheduleIdle()
 }
@@ -244,6 +244,7 @@ func (a *serverActor) status() *messages.ServerStatus {
 	return s
 }
 
-func (a *serverActor) indexing() bool { return len(a.progress) > 0 }
+// indexing reports work in progress other than diagnoses.
+func (a *serverActor) indexing() bool { return len(a.progress) > a.diagnoses() }
 
 func (a *serverActor) running() bool { return a.state == messages.StateRunning && a.inc != nil }

@@ -64,6 +64,9 @@ func (e *Edit) Waiting() bool { return e.Req != nil }
 // Settling reports whether every server is done and the settle window runs.
 func (e *Edit) Settling() bool { return !e.settleStart.IsZero() }
 
+// SettleStart is when every server was done (zero before).
+func (e *Edit) SettleStart() time.Time { return e.settleStart }
+
 // Tracker holds the edits.
 type Tracker struct {
 	edits    map[uint64]*Edit
