@@ -113,4 +113,3 @@ func decodeError(w *wireError) error {
 	}
 	return out
 }
-
