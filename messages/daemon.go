@@ -10,6 +10,9 @@ var (
 	// ErrVersionMismatch: a client attached to a daemon of another version.
 	// Clients never do this on their own: each version runs its own daemon.
 	ErrVersionMismatch = errors.New("agentlsp: the daemon runs another version")
+	// ErrConfigMismatch: a client asked a daemon for another configuration
+	// file than the one it runs with.
+	ErrConfigMismatch = errors.New("agentlsp: the daemon runs with another configuration")
 )
 
 // Attach asks a daemon's front actor to accept a client: a process that

@@ -87,6 +87,7 @@ var messageTypes = []reflect.Type{
 var sentinels = []sentinel{
 	{"config.ErrInvalid", config.ErrInvalid},
 	{"messages.ErrCanceled", messages.ErrCanceled},
+	{"messages.ErrConfigMismatch", messages.ErrConfigMismatch},
 	{"messages.ErrFileNotFound", messages.ErrFileNotFound},
 	{"messages.ErrFileTooLarge", messages.ErrFileTooLarge},
 	{"messages.ErrInvalidPath", messages.ErrInvalidPath},
