@@ -42,6 +42,10 @@ var rank = map[string]int{
 	"actors/watcher":           3,
 	"actors/diagnostics":       3,
 	"actors/router":            4,
+	"actors/subscriber":        3, // a session's Batches channel
+	"daemon/rundir":            1, // the shared daemon: runtime directory,
+	"daemon/codec":             2, // messages across processes,
+	"daemon":                   3, // Serve and Dial (remote plumbing)
 	"":                         5, // the root package: the embedding API
 	"mcp":                      6,
 }
