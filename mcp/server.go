@@ -63,6 +63,8 @@ var (
 type options struct {
 	callTimeout time.Duration
 	sessionID   string
+	// server, if not nil, changes the SDK server's options (http.go).
+	server func(*sdk.ServerOptions)
 }
 
 // Option changes a setting of NewServer or Serve.
@@ -131,8 +133,11 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 	}
 	log := rt.System().Logger().With("component", "mcp")
 	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log}
-	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version},
-		&sdk.ServerOptions{Logger: log, Instructions: instructions})
+	so := &sdk.ServerOptions{Logger: log, Instructions: instructions}
+	if o.server != nil {
+		o.server(so)
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version}, so)
 	sdk.AddTool(srv, lspTool(), guard(tl, "lsp", tl.lsp))
 	sdk.AddTool(srv, diagnosticsTool(), guard(tl, "diagnostics", tl.diagnostics))
 	return srv, tl

@@ -49,6 +49,7 @@ type fileResult struct {
 // runCheck is the check subcommand.
 func runCheck(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("check", "check [--json] [--severity LEVEL] [--timeout D] [global flags] FILE...", checkAbout)
+	fs.sharedFlag()
 	asJSON := fs.Bool("json", false, "print a JSON document instead of lines")
 	sev := fs.String("severity", "error", "minimum `LEVEL` reported: error, warning, info or hint")
 	timeout := fs.Duration("timeout", 0,
