@@ -95,7 +95,7 @@ func Dial(ctx context.Context, cfg DialConfig) (*Client, error) {
 		return nil, err
 	}
 	files := rundir.Files{Dir: dir, Key: rundir.Key(cfg.Workspace, cfg.Version)}
-	sys := lifecycle.NewSystem(cfg.Logger)
+	sys := lifecycle.NewSystem(slog.New(QuietRemote(cfg.Logger.Handler())))
 	a := newAuth("", cfg.Logger)
 	r, _, err := startRemote(sys, a)
 	if err != nil {

@@ -162,7 +162,9 @@ func serve(ctx context.Context, g globalFlags, opts serveOptions, ws string, fil
 			return failure(err)
 		}
 	}
-	rt, stop, err := startRuntime(ctx, g, std, nil)
+	rt, stop, err := startRuntime(ctx, g, std, func(c *agentlsp.Config) {
+		c.Logger = slog.New(daemon.QuietRemote(c.Logger.Handler()))
+	})
 	if err != nil {
 		return err
 	}
