@@ -103,6 +103,7 @@ type docKey struct{ session, path string }
 type docState struct {
 	sync  *messages.SyncDocument
 	stamp paths.Stamp
+	seq   uint64 // order of first use, kept by a replay
 }
 
 // edit is an edit a session announced (EditStarted), kept for a replay

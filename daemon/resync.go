@@ -36,9 +36,9 @@ func (l *link) resync(ctx actor.Context) {
 			}
 		}
 	}
-	for k, d := range l.docs {
+	for _, k := range l.sortedDocs() {
 		if !covered[k] {
-			ctx.Send(l.att.router, ns.out(d.replay(k.path)))
+			ctx.Send(l.att.router, ns.out(l.docs[k].replay(k.path)))
 		}
 	}
 	for session, r := range l.subs {
@@ -143,5 +143,16 @@ func (l *link) sortedEdits() []*edit {
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+// sortedDocs returns the documents in the order the sessions first used
+// them, so the next daemon starts their servers in the same order.
+func (l *link) sortedDocs() []docKey {
+	out := make([]docKey, 0, len(l.docs))
+	for k := range l.docs {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return l.docs[out[i]].seq < l.docs[out[j]].seq })
 	return out
 }

@@ -188,13 +188,18 @@ func (l *link) trackSync(m *messages.SyncDocument) {
 		return
 	}
 	key := docKey{session: m.Session, path: abs}
+	old, ok := l.docs[key]
+	if !ok {
+		l.seq++
+		old = &docState{seq: l.seq}
+	}
 	switch m.Action {
 	case messages.SyncCurrent:
-		if _, ok := l.docs[key]; !ok {
-			l.docs[key] = &docState{sync: m}
+		if !ok {
+			l.docs[key] = &docState{sync: m, seq: old.seq}
 		}
 	case messages.SyncChange:
-		l.docs[key] = &docState{sync: m, stamp: paths.StampOf(abs)}
+		l.docs[key] = &docState{sync: m, stamp: paths.StampOf(abs), seq: old.seq}
 	case messages.SyncClose:
 		delete(l.docs, key)
 	}
