@@ -92,6 +92,12 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		cfg.Token = tok
 	}
 	a := newAuth(cfg.Token, log)
+	// protoactor remote sets the system's address, which every spawn
+	// reads: let the runtime's actors finish what they started (the router
+	// spawns the watcher when it starts) before it does.
+	for _, pid := range []*actor.PID{cfg.Router, cfg.Diagnostics} {
+		_, _ = cfg.System.Root.RequestFuture(pid, &actor.Touch{}, statusTimeout).Result()
+	}
 	r, addr, err := startRemote(cfg.System, a)
 	if err != nil {
 		return err

@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +70,10 @@ var sharedCalls = []toolCall{
 func buildAgentlsp(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "agentlsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp").CombinedOutput(); err != nil {
+	args := append(append([]string{"build", "-buildvcs=false"}, raceFlags...), "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp")
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 exitcode=66")
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -95,7 +100,7 @@ func mcpClient(t *testing.T, ctx context.Context, bin, ws string, shared bool) *
 		args = append(args, "--shared")
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = raceWatch(t)
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -210,8 +215,46 @@ func daemonStatus(t *testing.T, bin string) []struct {
 	return doc.Daemons
 }
 
+// raceWatch returns a writer for a process's stderr that copies it to the
+// test's and fails the test if the race detector reported a race in it.
+func raceWatch(t *testing.T) io.Writer {
+	w := &raceWriter{}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if i := bytes.Index(w.buf.Bytes(), []byte("WARNING: DATA RACE")); i >= 0 {
+			t.Errorf("a data race in a process of the test:\n%s", w.buf.Bytes()[i:])
+		}
+	})
+	return w
+}
+
+type raceWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *raceWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	return os.Stderr.Write(p)
+}
+
+// checkDaemonLogs fails the test if a daemon's log reports a data race.
+func checkDaemonLogs(t *testing.T) {
+	logs, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "agentlsp", "*.log"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		if i := bytes.Index(b, []byte("WARNING: DATA RACE")); i >= 0 {
+			t.Errorf("a data race in a daemon (%s):\n%s", l, b[i:])
+		}
+	}
+}
+
 // stopDaemons stops every daemon of the test (SIGTERM) and waits.
 func stopDaemons(t *testing.T, bin string) {
+	defer checkDaemonLogs(t)
 	for _, d := range daemonStatus(t, bin) {
 		syscall.Kill(d.PID, syscall.SIGTERM)
 	}
