@@ -153,7 +153,7 @@ func (r *fileRecord) add(m any) {
 	if err != nil {
 		return
 	}
-	line, _ := json.Marshal(map[string]any{"type": name, "msg": json.RawMessage(b)})
+	line, _ := json.Marshal(map[string]any{"type": name, "msg": b})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
@@ -364,8 +364,8 @@ func records[T any](t *testing.T, e *env, pid int) []T {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var line struct {
-			Type string          `json:"type"`
-			Msg  json.RawMessage `json:"msg"`
+			Type string `json:"type"`
+			Msg  []byte `json:"msg"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			continue // a line being written

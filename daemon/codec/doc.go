@@ -1,7 +1,12 @@
-// Package codec carries agentlsp's messages across processes: a JSON
-// encoding of every type of package messages, generic over their fields
-// (encoding/json, with error values, which JSON cannot hold, replaced by a
-// wire form), and the protoactor remote serializer that uses it.
+// Package codec carries agentlsp's messages across processes: an encoding
+// of every type of package messages in protobuf's wire format, with the
+// schema derived from the Go types by reflection (field number = field
+// index + 1; see wire.go), so it is generic over their fields, and the
+// protoactor remote serializer that uses it. It was chosen over JSON by
+// measuring (proto_bench_test.go, docs/BENCHMARKS.md): a hover's messages
+// carry the file's text, and encoding/json decodes text an order of
+// magnitude slower than a length-prefixed copy; it is as fast as protobuf
+// written by hand.
 //
 // Types travel by name ("*messages.FileRequest"), from a registry of the
 // messages package's exported types generated from its source

@@ -1,9 +1,6 @@
 package codec
 
-import (
-	"encoding/json"
-	"reflect"
-)
+import "reflect"
 
 // maxErrorDepth bounds how deep an error chain is searched for the
 // registered errors it wraps.
@@ -13,11 +10,11 @@ const maxErrorDepth = 32
 // registered error type with its fields, or text and the registered errors
 // the original wrapped.
 type wireError struct {
-	Sentinel string          `json:"sentinel,omitempty"`
-	Type     string          `json:"type,omitempty"`
-	Value    json.RawMessage `json:"value,omitempty"`
-	Text     string          `json:"text,omitempty"`
-	Wraps    []*wireError    `json:"wraps,omitempty"`
+	Sentinel string       // a registered variable's name
+	Type     string       // a registered error type's name, with
+	Value    []byte       // its value, encoded
+	Text     string       // else the error's text
+	Wraps    []*wireError // and the registered errors it wraps
 }
 
 // RemoteError is an error that crossed a process boundary with no

@@ -7,6 +7,49 @@ import (
 	"sync"
 )
 
+// This file is the JSON codec the serializer was measured against (see
+// proto_bench_test.go and docs/BENCHMARKS.md): encoding/json over the
+// messages, generic over their fields, with every error replaced by its
+// wire form.
+
+// jsonMarshal encodes msg as JSON.
+func jsonMarshal(msg any) ([]byte, string, error) {
+	v := reflect.ValueOf(msg)
+	name, ok := reg.typeName(v.Type())
+	if !ok {
+		return nil, "", ErrUnknownType
+	}
+	p := planFor(v.Type())
+	if p.same {
+		b, err := json.Marshal(msg)
+		return b, name, err
+	}
+	m := reflect.New(p.mirror).Elem()
+	p.toMirror(m, v)
+	b, err := json.Marshal(m.Interface())
+	return b, name, err
+}
+
+// jsonUnmarshal decodes what jsonMarshal encoded.
+func jsonUnmarshal(name string, data []byte) (any, error) {
+	t, ok := reg.typeOf(name)
+	if !ok {
+		return nil, ErrUnknownType
+	}
+	p := planFor(t)
+	out := reflect.New(t)
+	if p.same {
+		err := json.Unmarshal(data, out.Interface())
+		return out.Elem().Interface(), err
+	}
+	m := reflect.New(p.mirror)
+	if err := json.Unmarshal(data, m.Interface()); err != nil {
+		return nil, err
+	}
+	p.fromMirror(out.Elem(), m.Elem())
+	return out.Elem().Interface(), nil
+}
+
 // A plan says how to encode values of one type. JSON cannot hold an error
 // (an interface whose dynamic types have no exported fields), so a type
 // that holds errors anywhere is encoded through its mirror: a type built
@@ -27,7 +70,6 @@ type fieldPlan struct {
 }
 
 var (
-	errorType     = reflect.TypeFor[error]()
 	wireErrorType = reflect.TypeFor[*wireError]()
 	marshalerType = reflect.TypeFor[json.Marshaler]()
 	textType      = reflect.TypeFor[encoding.TextMarshaler]()
