@@ -129,12 +129,19 @@ type (
 	}
 )
 
+// newLink returns the link's props. It runs on the synchronized
+// dispatcher: a message is handled on the goroutine that sends it (the
+// caller's, or the gRPC reader's for a reply), which saves a goroutine
+// hand-off per message; Receive never blocks, so senders are not held.
 func newLink(cfg *linkConfig) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &link{cfg: cfg, calls: map[uint64]*call{}, docs: map[docKey]*docState{},
 			edits: map[uint64]*edit{}, subs: map[string]*relay{}, sessions: map[string]bool{}}
-	})
+	}, actor.WithDispatcher(actor.NewSynchronizedDispatcher(linkThroughput)))
 }
+
+// linkThroughput is how many messages the link handles before yielding.
+const linkThroughput = 300
 
 // Receive handles one message; it never blocks.
 func (l *link) Receive(ctx actor.Context) {
