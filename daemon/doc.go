@@ -43,6 +43,4 @@ var (
 	ErrNoCommand = errors.New("daemon: no agentlsp command to start the daemon")
 	// ErrStartFailed: the daemon did not start.
 	ErrStartFailed = errors.New("daemon: the daemon did not start")
-	// ErrClosed: the client was closed.
-	ErrClosed = errors.New("daemon: client closed")
 )
