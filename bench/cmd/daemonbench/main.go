@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -75,10 +76,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.agents, "agents", 10, "agents for the memory phase")
 	fs.IntVar(&o.attaches, "attaches", 20, "attaches measured")
 	fs.StringVar(&o.bin, "bin", "", "the agentlsp command (default: built from this module)")
-	fs.StringVar(&o.phases, "phases", "latency,attach,memory", "phases to run")
+	fs.StringVar(&o.phases, "phases", "rtt,latency,attach,memory", "phases to run")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to `FILE`")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
@@ -88,6 +99,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "# daemonbench\n\n%s; module of %d files; gopls\n\n", machine(), o.files)
+	if strings.Contains(o.phases, "rtt") {
+		if err := b.rtt(ctx, stdout); err != nil {
+			return err
+		}
+	}
 	if strings.Contains(o.phases, "latency") {
 		if err := b.latency(ctx, stdout); err != nil {
 			return err

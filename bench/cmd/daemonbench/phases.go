@@ -31,17 +31,26 @@ type side struct {
 	ws   string
 }
 
+// runtimes starts the embedded runtime and attaches to the daemon.
+func (b *bench) runtimes(ctx context.Context) (emb, sh *agentlsp.Runtime, err error) {
+	emb, err = agentlsp.Start(ctx, agentlsp.Config{Workspace: b.embedded})
+	if err != nil {
+		return nil, nil, err
+	}
+	if sh, err = b.dial(ctx); err != nil {
+		emb.Shutdown(context.Background())
+		return nil, nil, err
+	}
+	return emb, sh, nil
+}
+
 // latency measures hovers and edits on both sides, interleaved.
 func (b *bench) latency(ctx context.Context, w io.Writer) error {
-	emb, err := agentlsp.Start(ctx, agentlsp.Config{Workspace: b.embedded})
+	emb, sh, err := b.runtimes(ctx)
 	if err != nil {
 		return err
 	}
 	defer emb.Shutdown(context.Background())
-	sh, err := b.dial(ctx)
-	if err != nil {
-		return err
-	}
 	defer sh.Shutdown(context.Background())
 	sides := []*side{{"embedded", emb, emb.Session("bench"), b.embedded}, {"daemon", sh, sh.Session("bench"), b.shared}}
 	for _, s := range sides {
