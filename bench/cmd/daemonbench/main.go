@@ -2,6 +2,9 @@
 // runtime on gopls, with the generated Go module of bench/gomod (500
 // files by default), each side on its own copy:
 //
+//   - rtt: round trips of single messages sent to the router (one
+//     answered at once, a SyncDocument, a hover FileRequest), through the
+//     daemon and embedded;
 //   - latency: Session.Hover and Session.Edit (a call broken, then
 //     restored, each answered with fresh diagnostics) through agentlsp.Dial
 //     against the same calls on agentlsp.Start, interleaved; p50 and p99;
