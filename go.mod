@@ -13,6 +13,8 @@ require (
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.uber.org/goleak v1.3.0
+	google.golang.org/grpc v1.60.1
+	google.golang.org/protobuf v1.33.0
 )
 
 require (
@@ -55,8 +57,6 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231002182017-d307bd883b97 // indirect
-	google.golang.org/grpc v1.60.1 // indirect
-	google.golang.org/protobuf v1.33.0 // indirect
 )
 
 // jsonrpc2 v1.x shares the module path and does not compile with protocol
