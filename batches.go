@@ -2,22 +2,19 @@ package agentlsp
 
 import (
 	"path/filepath"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/agentlsp/agentlsp/actors/subscriber"
 	"github.com/agentlsp/agentlsp/messages"
-	"github.com/agentlsp/agentlsp/paths"
 )
 
 // batchBuffer is how many batches a session's channel holds.
 const batchBuffer = 16
 
-// subscription is a session's passive diagnostics: an actor that takes
-// batches from the diagnostics actor and puts them on a bounded channel.
-// It acknowledges a batch only once the channel took it, so while the
-// consumer is slow the diagnostics actor sends nothing more and merges what
-// is new (within its caps): nothing grows, nothing blocks.
+// subscription is a session's passive diagnostics: an actor (package
+// actors/subscriber) that takes batches from the diagnostics actor and
+// puts them on a bounded channel.
 type subscription struct {
 	ch  chan messages.DiagnosticBatch
 	pid *actor.PID
@@ -61,10 +58,7 @@ func (s *Session) Batches(opts ...BatchOption) <-chan messages.DiagnosticBatch {
 			return ch
 		}
 		s.sub = &subscription{ch: ch}
-		rt, id := s.rt, s.id
-		s.sub.pid = rt.sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
-			return &subscriber{diag: rt.diag, session: id, sub: sub, ch: ch}
-		}))
+		s.sub.pid = s.rt.sys.Root.Spawn(subscriber.Props(s.rt.diag, sub, ch))
 	}
 	return s.sub.ch
 }
@@ -76,55 +70,5 @@ func (s *Session) stop() {
 	s.mu.Unlock()
 	if sub != nil {
 		_ = s.rt.sys.Root.StopFuture(sub.pid).Wait()
-	}
-}
-
-// subscriber is the actor behind a session's Batches channel.
-type subscriber struct {
-	diag    *actor.PID
-	session string
-	sub     *messages.Subscribe
-	ch      chan messages.DiagnosticBatch
-	held    *messages.DiagnosticBatch // waiting for room on ch
-	retry   *time.Timer
-}
-
-type retryHeld struct{}
-
-// Receive never blocks: a batch the channel cannot take now is held and
-// offered again shortly.
-func (a *subscriber) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
-	case *actor.Started:
-		ctx.Request(a.diag, a.sub)
-	case *messages.DiagnosticBatch:
-		a.held = m
-		a.offer(ctx)
-	case *retryHeld:
-		a.offer(ctx)
-	case *actor.Stopping:
-		if a.retry != nil {
-			a.retry.Stop()
-		}
-		ctx.Send(a.diag, &messages.Unsubscribe{Session: a.session})
-	case *actor.Stopped:
-		close(a.ch)
-	}
-}
-
-func (a *subscriber) offer(ctx actor.Context) {
-	if a.held == nil {
-		return
-	}
-	for i := range a.held.Files {
-		a.held.Files[i].Path = paths.FromURI(a.held.Files[i].URI)
-	}
-	select {
-	case a.ch <- *a.held:
-		a.held = nil
-		ctx.Send(a.diag, &messages.BatchAck{Session: a.session})
-	default:
-		root, self := ctx.ActorSystem().Root, ctx.Self()
-		a.retry = time.AfterFunc(50*time.Millisecond, func() { root.Send(self, &retryHeld{}) })
 	}
 }

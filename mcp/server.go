@@ -79,6 +79,8 @@ var (
 type options struct {
 	callTimeout time.Duration
 	sessionID   string
+	// server, if not nil, changes the SDK server's options (http.go).
+	server func(*sdk.ServerOptions)
 }
 
 // Option changes a setting of NewServer or Serve.
@@ -178,9 +180,12 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 	log := rt.System().Logger().With("component", "mcp")
 	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log, logs: logHubOf(rt),
 		life: context.Background(), inputEnded: new(atomic.Bool)}
-	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version},
-		&sdk.ServerOptions{Logger: slog.New(quietStop{Handler: log.Handler(), ended: tl.inputEnded}), Instructions: instructions,
-			Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}})
+	so := &sdk.ServerOptions{Logger: slog.New(quietStop{Handler: log.Handler(), ended: tl.inputEnded}), Instructions: instructions,
+		Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}}
+	if o.server != nil {
+		o.server(so)
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version}, so)
 	if tl.logs != nil {
 		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
 	}

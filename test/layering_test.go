@@ -42,7 +42,11 @@ var rank = map[string]int{
 	"actors/server":            4,
 	"actors/watcher":           4,
 	"actors/diagnostics":       4,
+	"actors/subscriber":        4, // a session's Batches channel
 	"actors/router":            5,
+	"daemon/rundir":            1, // the shared daemon: runtime directory,
+	"daemon/codec":             2, // messages across processes,
+	"daemon":                   3, // serving and dialling a daemon (remote plumbing)
 	"":                         6, // the root package: the embedding API
 	"mcp":                      7,
 }

@@ -53,6 +53,7 @@ type fileResult struct {
 // runCheck is the check subcommand.
 func runCheck(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("check", "check [--json] [--only] [--severity LEVEL] [--timeout D] [global flags] FILE...", checkAbout)
+	fs.sharedFlag()
 	asJSON := fs.Bool("json", false, "print a JSON document instead of lines")
 	only := fs.Bool("only", false, "report the named files only, not the other files whose errors came to light")
 	sev := fs.String("severity", "error", "minimum `LEVEL` reported: error, warning, info or hint")

@@ -28,6 +28,7 @@ type globalFlags struct {
 	config    string
 	logLevel  string
 	level     slog.Level // logLevel, parsed
+	shared    bool       // --shared (shared.go): attach to the daemon
 }
 
 // globalNames are the global flags' names, listed apart in usage.
@@ -129,6 +130,9 @@ func (fs *flagSet) flagTable(keep func(string) bool) string {
 // nil) applied to its configuration. The returned stop shuts it down,
 // bounded by shutdownTimeout even when ctx is already cancelled.
 func startRuntime(ctx context.Context, g globalFlags, std stdio, tweak func(*agentlsp.Config)) (*agentlsp.Runtime, func(), error) {
+	if g.shared { // the daemon's configuration applies, not tweak
+		return dialRuntime(ctx, g, std)
+	}
 	logger := slog.New(slog.NewTextHandler(std.errOut, &slog.HandlerOptions{Level: g.level}))
 	ws := g.workspace
 	if ws == "" {

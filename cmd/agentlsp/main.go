@@ -59,6 +59,8 @@ func commands() []command {
 		{"query", "ask a language server one navigation question", runQuery},
 		{"servers", "list the configured language servers and their state", runServers},
 		{"mcp", "serve MCP over stdio", runMCP},
+		{"serve", "run the workspace's shared daemon (mcp, check, query --shared attach to it)", runServe},
+		{"status", "list this user's shared daemons: workspace, pid, clients, servers, memory", runStatus},
 		{"setup", "write an agent's MCP configuration entry for agentlsp", runSetup},
 	}
 }

@@ -26,6 +26,7 @@ var version string
 // runMCP is the mcp subcommand.
 func runMCP(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("mcp", "mcp [global flags]", mcpAbout)
+	fs.sharedFlag()
 	pos, err := fs.parse(args, std)
 	if err != nil {
 		return err

@@ -95,6 +95,7 @@ type queryCall struct {
 // runQuery is the query subcommand.
 func runQuery(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("query", querySynopsis, queryAbout)
+	fs.sharedFlag()
 	var qa queryArgs
 	fs.StringVar(&qa.symbol, "symbol", "", "place the column on the first whole-word occurrence of `NAME` on LINE")
 	fs.StringVar(&qa.query, "query", "", "search workspaceSymbol for `Q`")

@@ -89,7 +89,11 @@ func runServers(ctx context.Context, args []string, std stdio) error {
 	if opts.json {
 		return failure(printServersJSON(std.out, rows))
 	}
-	return failure(printServersTable(std.out, rows))
+	if err := printServersTable(std.out, rows); err != nil {
+		return failure(err)
+	}
+	printDaemons(ctx, std.out)
+	return nil
 }
 
 // allServers is every configured server, disabled ones too (the runtime's

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/agentlsp/agentlsp/bench/gomod"
 )
 
 // The workspace: a generated Go module, or an existing directory, copied
@@ -57,64 +59,11 @@ type target struct {
 	Name string `json:"name"`
 }
 
-// generate writes a Go module of n .go files to dir: package shape with an
-// interface, a chain of packages p0..p(k-1) where each Run calls the
-// previous package's Run and a local helper, and implements the interface,
-// and a main package calling the last Run. The target is the call of
-// p(m-1).Run in pm, m = k/2, so it has callers, callees and references
-// in other packages.
+// generate writes the generated Go module of n .go files (package
+// bench/gomod) to dir and returns its target.
 func generate(dir string, n int) (target, error) {
-	k := max(n-2, 3)
-	files := map[string]string{
-		"go.mod":         "module example.com/bench\n\ngo 1.22\n",
-		"shape/shape.go": "// Package shape is the interface every package implements.\npackage shape\n\n// Shape has an area.\ntype Shape interface {\n\tArea() float64\n}\n",
-	}
-	for i := range k {
-		files[fmt.Sprintf("p%d/p%d.go", i, i)] = chainFile(i)
-	}
-	files["main.go"] = fmt.Sprintf("package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/bench/p%d\"\n)\n\nfunc main() {\n\tfmt.Println(p%d.Run(3))\n}\n", k-1, k-1)
-	for name, text := range files {
-		if err := writeFile(filepath.Join(dir, name), text); err != nil {
-			return target{}, err
-		}
-	}
-	m := k / 2
-	return target{
-		Call:  loc{Path: fmt.Sprintf("p%d/p%d.go", m, m), Line: runLine + 1, Column: len("\tv := p"+strconv.Itoa(m-1)+".") + 1},
-		Impl:  loc{Path: "shape/shape.go", Line: 5, Column: len("type ") + 1},
-		Query: "Run",
-		Def:   loc{Path: fmt.Sprintf("p%d/p%d.go", m-1, m-1), Line: runLine, Column: len("func ") + 1},
-		Name:  "Run",
-	}, nil
-}
-
-// runLine is the line of "func Run" in a chain file.
-const runLine = 12
-
-// chainFile is package p<i>: Run calls the previous package's Run (p0's
-// calls nothing outside) and a helper; a type implements shape.Shape.
-func chainFile(i int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "// Package p%d is link %d of the chain.\npackage p%d\n\n", i, i, i)
-	if i > 0 {
-		fmt.Fprintf(&b, "import (\n\t\"example.com/bench/p%d\"\n\t\"example.com/bench/shape\"\n)\n", i-1)
-	} else {
-		b.WriteString("import (\n\t\"fmt\"\n\t\"example.com/bench/shape\"\n)\n")
-	}
-	// Lines 9-11, then Run at runLine (12).
-	b.WriteString("\nvar _ shape.Shape = Square{}\n\n")
-	fmt.Fprintf(&b, "// Run is the entry point of package p%d.\n", i)
-	b.WriteString("func Run(x int) int {\n")
-	if i > 0 {
-		fmt.Fprintf(&b, "\tv := p%d.Run(x)\n", i-1)
-	} else {
-		b.WriteString("\tv := len(fmt.Sprint(x))\n")
-	}
-	b.WriteString("\treturn helper(v) + helper(x)\n}\n\n")
-	fmt.Fprintf(&b, "func helper(x int) int { return x*%d + 1 }\n\n", i+2)
-	b.WriteString("// Square is a shape.\ntype Square struct{ Side float64 }\n\n")
-	b.WriteString("// Area is the square's area.\nfunc (s Square) Area() float64 { return s.Side * s.Side }\n")
-	return b.String()
+	t, err := gomod.Generate(dir, n)
+	return target{Call: loc(t.Call), Impl: loc(t.Impl), Query: t.Query, Def: loc(t.Def), Name: t.Name}, err
 }
 
 // copyTree copies the directory src into dst, skipping version control,

@@ -1,0 +1,274 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+func TestClientsAreNamespaced(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	res := c.ask(t, c.Router, &messages.FileRequest{ID: 7, Path: "a.go", Method: "textDocument/hover"}).(*messages.FileResponse)
+	if res.ID != 7 || len(res.Results) != 1 || !strings.Contains(string(res.Results[0].Result), `"path":"a.go"`) {
+		t.Errorf("FileResponse = %+v, want ID 7 and the fake's result", res)
+	}
+	synced := c.ask(t, c.Router, &messages.SyncDocument{Session: "agent", Path: "a.go", Action: messages.SyncChange, Text: "x"}).(*messages.FileSynced)
+	if synced.Text != "x" {
+		t.Errorf("FileSynced = %+v", synced)
+	}
+	e.startClient() // the same session and request id from another process
+	pid := e.daemon(0)
+	var ids []uint64
+	for _, r := range records[*messages.FileRequest](t, e, pid) {
+		ids = append(ids, r.ID)
+	}
+	if len(ids) != 2 || ids[0] == ids[1] || ids[0]&idMask != 7 || ids[1]&idMask != 7 {
+		t.Errorf("the router saw ids %v, want two distinct ids ending in 7", ids)
+	}
+	var sessions []string
+	for _, s := range records[*messages.SyncDocument](t, e, pid) {
+		sessions = append(sessions, s.Session)
+	}
+	if len(sessions) != 2 || sessions[0] == sessions[1] || !strings.HasSuffix(sessions[0], "/agent") || !strings.HasSuffix(sessions[1], "/agent") {
+		t.Errorf("the router saw sessions %v, want one per client, each ending in /agent", sessions)
+	}
+	if e.daemon(1) != 0 {
+		t.Error("two clients started two daemons")
+	}
+}
+
+func TestClientKilledEndsItsSessions(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	if err := e.start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := e.startClient()
+	cmd.Process.Signal(syscall.SIGKILL)
+	pid := e.daemon(0)
+	testenv.Eventually(t, 20*time.Second, "EndSession of the killed client's session", func() bool {
+		for _, m := range records[*messages.EndSession](t, e, pid) {
+			if strings.HasSuffix(m.Session, "/agent") {
+				return true
+			}
+		}
+		return false
+	})
+	if got := records[*messages.Unsubscribe](t, e, pid); len(got) != 1 || !strings.HasSuffix(got[0].Session, "/agent") {
+		t.Errorf("diagnostics got Unsubscribe %+v, want the killed client's session", got)
+	}
+}
+
+func TestDaemonKilledCallsAnsweredByTheNext(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	synced := c.ask(t, c.Router, &messages.SyncDocument{Session: "s", Path: "a.go", Action: messages.SyncChange, Text: "edited"}).(*messages.FileSynced)
+	if synced.Err != nil {
+		t.Fatal(synced.Err)
+	}
+	batches := make(chan *messages.DiagnosticBatch, 4)
+	sub := c.System.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *actor.Started:
+			ctx.Request(c.Diagnostics, &messages.Subscribe{Session: "s"})
+		case *messages.DiagnosticBatch:
+			batches <- m
+		}
+	}))
+	defer c.System.Root.Stop(sub)
+	if b := <-batches; b.Session != "s" {
+		t.Errorf("batch for session %q, want s (the client's own name)", b.Session)
+	}
+	e.hold(true)
+	fut := c.System.Root.RequestFuture(c.Router, &messages.FileRequest{ID: 3, Path: "a.go", Method: "m"}, 30*time.Second)
+	first := e.daemon(0)
+	testenv.Eventually(t, 10*time.Second, "the request reaches the first daemon", func() bool {
+		return len(records[*messages.FileRequest](t, e, first)) == 1
+	})
+	e.hold(false)
+	e.kill(first)
+	res, err := fut.Result()
+	if err != nil {
+		t.Fatalf("the request in flight when the daemon was killed: %v", err)
+	}
+	if r := res.(*messages.FileResponse); r.ID != 3 || len(r.Results) != 1 {
+		t.Errorf("FileResponse = %+v, want the next daemon's answer", r)
+	}
+	second := e.daemon(1)
+	var replayed bool
+	for _, s := range records[*messages.SyncDocument](t, e, second) {
+		replayed = replayed || s.Action == messages.SyncChange && s.Text == "edited" && strings.HasSuffix(s.Session, "/s")
+	}
+	if !replayed {
+		t.Errorf("the next daemon did not get the session's edited text: %+v", records[*messages.SyncDocument](t, e, second))
+	}
+	select {
+	case b := <-batches:
+		if b.Session != "s" {
+			t.Errorf("batch for session %q after re-attaching, want s", b.Session)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no batch from the next daemon: the subscription was not renewed")
+	}
+}
+
+func TestEditInFlightIsReplayed(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	uri := "file://" + e.workspace + "/a.go"
+	c.System.Root.Send(c.Diagnostics, &messages.EditStarted{EditID: 5, Session: "s", URI: uri})
+	synced := c.ask(t, c.Router, &messages.SyncDocument{Session: "s", Path: "a.go", Action: messages.SyncChange, Text: "new"}).(*messages.FileSynced)
+	e.hold(true)
+	fut := c.System.Root.RequestFuture(c.Diagnostics, &messages.AwaitEdit{EditID: 5, Session: "s", URI: uri,
+		Servers: synced.Servers}, 30*time.Second)
+	first := e.daemon(0)
+	testenv.Eventually(t, 10*time.Second, "the wait reaches the first daemon", func() bool {
+		return len(records[*messages.AwaitEdit](t, e, first)) == 1
+	})
+	e.hold(false)
+	e.kill(first)
+	res, err := fut.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.(*messages.EditResult); r.EditID != 5 || r.Status != messages.StatusFresh {
+		t.Errorf("EditResult = %+v, want edit 5, fresh", r)
+	}
+	second := e.daemon(1)
+	started := records[*messages.EditStarted](t, e, second)
+	syncs := records[*messages.SyncDocument](t, e, second)
+	awaits := records[*messages.AwaitEdit](t, e, second)
+	if len(started) != 1 || len(awaits) != 1 || len(syncs) != 1 || syncs[0].Text != "new" || awaits[0].Servers[0].Version != 1 {
+		t.Errorf("the next daemon got %+v, %+v and %+v; want the edit replayed: EditStarted, its text, AwaitEdit with the new version", started, syncs, awaits)
+	}
+}
+
+func TestWrongTokensAreRefused(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	other := e.sibling()
+	for _, x := range []*env{e, other} {
+		if err := x.start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := e.entry()
+	tests := []struct {
+		name, token string
+	}{
+		{"no token", ""},
+		{"wrong token", "0123"},
+		{"another workspace's token", other.entry().Token},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := connectRaw(d.Address, tc.token); status.Code(err) != codes.Unauthenticated {
+				t.Errorf("connecting with %s = %v, want Unauthenticated", tc.name, err)
+			}
+		})
+	}
+	if err := connectRaw(d.Address, d.Token); err != nil {
+		t.Errorf("connecting with the daemon's token = %v, want accepted", err)
+	}
+	testenv.Eventually(t, 5*time.Second, "the refusals logged with the peer address", func() bool {
+		log, _ := os.ReadFile(e.files.Log())
+		return strings.Count(string(log), "connection refused") == 3 && strings.Contains(string(log), "peer=127.0.0.1:")
+	})
+}
+
+// connectRaw opens protoactor's stream to addr with a token and returns
+// the error of its first receive (nil when the daemon answered).
+func connectRaw(addr, token string) error {
+	conn, err := grpc.Dial(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if token != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, authHeader, "Bearer "+token)
+	}
+	stream, err := remote.NewRemotingClient(conn).Receive(ctx)
+	if err != nil {
+		return err
+	}
+	// A refused stream fails Send with io.EOF; Recv has the status.
+	_ = stream.Send(&remote.RemoteMessage{MessageType: &remote.RemoteMessage_ConnectRequest{
+		ConnectRequest: &remote.ConnectRequest{ConnectionType: &remote.ConnectRequest_ServerConnection{
+			ServerConnection: &remote.ServerConnection{SystemId: "raw", Address: "127.0.0.1:1"}}}}})
+	_, err = stream.Recv()
+	stream.CloseSend()
+	return err
+}
+
+func TestOtherVersionIsRefused(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	d := e.entry()
+	front := actor.NewPID(d.Address, d.Front)
+	res := c.ask(t, front, &messages.Attach{Version: "other", LinkAddress: "127.0.0.1:1", LinkID: "x"})
+	if a := res.(*messages.Attached); !errors.Is(a.Err, messages.ErrVersionMismatch) {
+		t.Errorf("Attach of another version = %v, want ErrVersionMismatch", a.Err)
+	}
+	st := c.ask(t, front, &messages.GetDaemonStatus{}).(*messages.DaemonStatus)
+	if len(st.Clients) != 1 || len(st.Servers) != 1 || st.Workspace != e.workspace || st.PID != d.PID {
+		t.Errorf("DaemonStatus = %+v, want one client and the fake server", st)
+	}
+}
+
+func TestIdleDaemonExits(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	e.idle = 300 * time.Millisecond
+	c := e.dial()
+	pid := e.daemon(0)
+	// Attached, it stays: three idle periods.
+	deadline := time.Now().Add(3 * e.idle)
+	for time.Now().Before(deadline) {
+		c.ask(t, c.Router, &messages.GetRouterStatus{})
+		if !alive(pid) {
+			t.Fatal("the daemon exited while a client was attached")
+		}
+		time.Sleep(e.idle / 3)
+	}
+	c.close()
+	testenv.Eventually(t, 10*time.Second, "the idle daemon exits", func() bool { return !alive(pid) })
+	if _, err := e.files.Find(); err == nil {
+		t.Error("the idle daemon left its entry")
+	}
+}
