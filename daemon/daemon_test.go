@@ -272,3 +272,103 @@ func TestIdleDaemonExits(t *testing.T) {
 		t.Error("the idle daemon left its entry")
 	}
 }
+
+// caller is an actor that sends the daemon's router what it is told to,
+// as itself, and hands on every reply.
+func caller(c *testClient, replies chan<- any) *actor.PID {
+	return c.System.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *actor.Started, actor.SystemMessage, actor.AutoReceiveMessage:
+		case *send:
+			ctx.Request(c.Router, m.msg)
+		default:
+			replies <- m
+		}
+	}))
+}
+
+type send struct{ msg any }
+
+// next returns the next reply, or fails after a while.
+func next(t *testing.T, replies <-chan any) any {
+	t.Helper()
+	select {
+	case r := <-replies:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("no reply")
+		return nil
+	}
+}
+
+func TestEditMessageInFlightIsSentAgain(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	replies := make(chan any, 8)
+	pid := caller(c, replies)
+	defer c.System.Root.Stop(pid)
+	e.hold(true)
+	c.System.Root.Send(pid, &send{&messages.Edit{ID: 9, Session: "s", Path: "a.go", Text: "new", NotifyApplied: true}})
+	if a, ok := next(t, replies).(*messages.EditApplied); !ok || a.ID != 9 {
+		t.Fatalf("first reply %+v, want EditApplied of edit 9", a)
+	}
+	first := e.daemon(0)
+	e.hold(false)
+	e.kill(first)
+	if r, ok := next(t, replies).(*messages.EditResult); !ok || r.ID != 9 || r.Status != messages.StatusFresh {
+		t.Fatalf("second reply %+v, want edit 9's EditResult, fresh (and EditApplied only once)", r)
+	}
+	second := e.daemon(1)
+	edits := records[*messages.Edit](t, e, second)
+	if len(edits) != 1 || edits[0].Text != "new" || !strings.HasSuffix(edits[0].Session, "/s") {
+		t.Errorf("the next daemon got the edits %+v; want edit 9 sent again whole", edits)
+	}
+	if syncs := records[*messages.SyncDocument](t, e, second); len(syncs) != 0 {
+		t.Errorf("the next daemon got %+v besides the edit, which sets the document itself", syncs)
+	}
+}
+
+func TestCancelsGoAsTheCallsTheyCancel(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	replies := make(chan any, 8)
+	pid := caller(c, replies)
+	defer c.System.Root.Stop(pid)
+	e.hold(true)
+	c.System.Root.Send(pid, &send{&messages.FileRequest{ID: 4, Path: "a.go", Method: "m"}})
+	c.System.Root.Send(pid, &send{&messages.Edit{ID: 6, Session: "s", Path: "a.go", Text: "x"}})
+	first := e.daemon(0)
+	testenv.Eventually(t, 10*time.Second, "the request and the edit reach the daemon", func() bool {
+		return len(records[*messages.FileRequest](t, e, first)) == 1 && len(records[*messages.Edit](t, e, first)) == 1
+	})
+	c.System.Root.Send(pid, &send{&messages.Cancel{ID: 4}})
+	c.System.Root.Send(pid, &send{&messages.CancelEdit{ID: 6}})
+	testenv.Eventually(t, 10*time.Second, "the cancels reach the daemon", func() bool {
+		return len(records[*messages.Cancel](t, e, first)) == 1 && len(records[*messages.CancelEdit](t, e, first)) == 1
+	})
+	req, cancel := recordsFrom[*messages.FileRequest](t, e, first)[0], recordsFrom[*messages.Cancel](t, e, first)[0]
+	if cancel.sender != req.sender || cancel.msg.ID != req.msg.ID {
+		t.Errorf("Cancel %d from %s, request %d from %s: the router would not find the request", cancel.msg.ID, cancel.sender, req.msg.ID, req.sender)
+	}
+	edit, cancelEdit := recordsFrom[*messages.Edit](t, e, first)[0], recordsFrom[*messages.CancelEdit](t, e, first)[0]
+	if cancelEdit.sender != edit.sender || cancelEdit.msg.ID != edit.msg.ID {
+		t.Errorf("CancelEdit %d from %s, edit %d from %s: the router would not find the edit", cancelEdit.msg.ID, cancelEdit.sender, edit.msg.ID, edit.sender)
+	}
+	// The link forgot both calls: the next daemon gets neither again.
+	e.hold(false)
+	e.kill(first)
+	c.System.Root.Send(pid, &send{&messages.FileRequest{ID: 5, Path: "a.go", Method: "m"}})
+	if r, ok := next(t, replies).(*messages.FileResponse); !ok || r.ID != 5 {
+		t.Fatalf("reply %+v, want request 5's answer (nothing for the cancelled calls)", r)
+	}
+	second := e.daemon(1)
+	if reqs, edits := records[*messages.FileRequest](t, e, second), records[*messages.Edit](t, e, second); len(reqs) != 1 || len(edits) != 0 {
+		t.Errorf("the next daemon got the requests %+v and the edits %+v; want request 5 only", reqs, edits)
+	}
+}

@@ -20,9 +20,13 @@
 // daemon goes (killed, crashed, restarted) the link attaches to the
 // daemon that serves the workspace next, starting one if none runs,
 // re-opens the documents, re-subscribes, and sends the waiting calls
-// again; an edit waiting for its diagnostics is replayed (its baseline is
-// the new daemon's, which is empty). Callers see a slower answer, not an
-// error.
+// again; an edit waiting for its diagnostics is replayed (an Edit is sent
+// again whole, its EditApplied reaching the caller once; an edit a client
+// announced itself gets its EditStarted, text and AwaitEdit again; the
+// baseline is the new daemon's, which is empty). Callers see a slower
+// answer, not an error. A Cancel or CancelEdit goes to the daemon as the
+// call it cancels (the router keys callers' ids by sender), which the
+// link then forgets.
 //
 // The front actor watches each client's link; when a client goes
 // (exited, killed, connection lost: protoactor remote terminates the

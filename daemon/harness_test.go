@@ -3,8 +3,6 @@ package daemon
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +21,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
-	"github.com/agentlsp/agentlsp/daemon/codec"
 	"github.com/agentlsp/agentlsp/daemon/rundir"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
@@ -139,72 +135,6 @@ func fakeClientMain() int {
 	reaper.Wait(context.Background())
 	c.System.Shutdown()
 	return 0
-}
-
-// fileRecord appends every message an actor gets to a file.
-type fileRecord struct {
-	mu   sync.Mutex
-	path string
-	hold string
-}
-
-func (r *fileRecord) add(m any) {
-	b, name, err := codec.Marshal(m)
-	if err != nil {
-		return
-	}
-	line, _ := json.Marshal(map[string]any{"type": name, "msg": b})
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	f.Write(append(line, '\n'))
-}
-
-func (r *fileRecord) holding() bool {
-	_, err := os.Stat(r.hold)
-	return err == nil
-}
-
-// fakeActor stands in for the router and the diagnostics actor.
-type fakeActor struct {
-	rec     *fileRecord
-	version int32
-}
-
-func (a *fakeActor) Receive(ctx actor.Context) {
-	m := ctx.Message()
-	switch m.(type) {
-	case actor.SystemMessage, actor.AutoReceiveMessage:
-		return
-	}
-	a.rec.add(m)
-	switch m := m.(type) {
-	case *messages.FileRequest:
-		if !a.rec.holding() {
-			res, _ := json.Marshal(map[string]string{"path": m.Path, "method": m.Method})
-			ctx.Respond(&messages.FileResponse{ID: m.ID, Results: []messages.ServerResult{
-				{ServerKey: messages.ServerKey{ServerID: "fake", Root: "/"}, Result: res}}})
-		}
-	case *messages.SyncDocument:
-		a.version++
-		ctx.Respond(&messages.FileSynced{Path: m.Path, Text: m.Text, Servers: []messages.ServerVersion{
-			{ServerKey: messages.ServerKey{ServerID: "fake", Root: "/"}, Version: a.version}}})
-	case *messages.EndSession:
-		ctx.Respond(&messages.SessionEnded{Session: m.Session, Released: 1})
-	case *messages.AwaitEdit:
-		if !a.rec.holding() {
-			ctx.Respond(&messages.EditResult{EditID: m.EditID, Status: messages.StatusFresh,
-				Files: []messages.FileReport{{URI: m.URI, Status: messages.StatusFresh}}})
-		}
-	case *messages.Subscribe:
-		ctx.Respond(&messages.DiagnosticBatch{Session: m.Session})
-	case *messages.GetRouterStatus:
-		ctx.Respond(&messages.RouterStatus{Servers: []messages.ServerInfo{{ServerKey: messages.ServerKey{ServerID: "fake"}}}})
-	}
 }
 
 // env is one test's runtime directory and workspace; its daemons are
@@ -346,39 +276,6 @@ func (e *env) stopAll() {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-// records returns what daemon pid's fake actors got, of type T.
-func records[T any](t *testing.T, e *env, pid int) []T {
-	t.Helper()
-	f, err := os.Open(filepath.Join(e.workspace, "records-"+strconv.Itoa(pid)+".jsonl"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Type string `json:"type"`
-			Msg  []byte `json:"msg"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			continue // a line being written
-		}
-		m, err := codec.Unmarshal(line.Type, line.Msg)
-		if err != nil {
-			t.Fatalf("record %s: %v", sc.Text(), err)
-		}
-		if v, ok := m.(T); ok {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // hold makes the workspace's daemons hold requests, or not.

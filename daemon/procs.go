@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // Processes in the client's actor registry that are not actors: no
@@ -22,14 +24,16 @@ type viaDiag struct{ msg any }
 // replyProc receives the reply to one call the link sent to the daemon,
 // delivers it (identifiers back in the client's space) straight to the
 // caller, and tells the link. A second reply (the call was sent again
-// after the daemon went) is dropped.
+// after the daemon went) is dropped; an Edit's EditApplied comes before
+// its reply.
 type replyProc struct {
-	sys    *actor.ActorSystem
-	link   *actor.PID
-	seq    uint64
-	caller *actor.PID
-	ns     atomic.Pointer[namespace] // the namespace the call was last sent in
-	done   atomic.Bool
+	sys     *actor.ActorSystem
+	link    *actor.PID
+	seq     uint64
+	caller  *actor.PID
+	ns      atomic.Pointer[namespace] // the namespace the call was last sent in
+	done    atomic.Bool
+	applied atomic.Bool // an Edit's EditApplied went to the caller
 }
 
 func (p *replyProc) SendUserMessage(_ *actor.PID, message any) {
@@ -38,18 +42,32 @@ func (p *replyProc) SendUserMessage(_ *actor.PID, message any) {
 		p.sys.Root.Send(p.link, &undelivered{seq: p.seq})
 		return
 	}
+	if _, ok := msg.(*messages.EditApplied); ok {
+		// An Edit's first reply: the caller gets it once (an Edit sent
+		// again to the next daemon is applied again), and waits on.
+		if p.caller != nil && p.applied.CompareAndSwap(false, true) {
+			p.sys.Root.Send(p.caller, p.in(msg))
+		}
+		return
+	}
 	if !p.done.CompareAndSwap(false, true) {
 		return
 	}
-	if ns := p.ns.Load(); ns != nil {
-		msg = ns.in(msg)
-	}
+	msg = p.in(msg)
 	if p.caller == nil { // the link's own call
 		p.sys.Root.Send(p.link, &internalReply{seq: p.seq, msg: msg})
 		return
 	}
 	p.sys.Root.Send(p.caller, msg)
 	p.sys.Root.Send(p.link, &replied{seq: p.seq})
+}
+
+// in takes a reply's identifiers back to the client's space.
+func (p *replyProc) in(msg any) any {
+	if ns := p.ns.Load(); ns != nil {
+		return ns.in(msg)
+	}
+	return msg
 }
 
 func (p *replyProc) SendSystemMessage(*actor.PID, any) {}

@@ -12,8 +12,9 @@ import (
 // resync brings a daemon the link just attached to up to date with the
 // client, in an order that keeps each edit's baseline before its change:
 // edits announced but not yet awaited, edits awaited (replayed), the
-// documents the sessions hold, the subscriptions, the messages held while
-// detached, and the calls still waiting, in the order they came.
+// documents the sessions hold (but those a waiting call sets), the
+// subscriptions, the messages held while detached, and the calls still
+// waiting (an Edit among them, whole), in the order they came.
 func (l *link) resync(ctx actor.Context) {
 	ns := l.att.ns
 	for s := range l.sessions {
@@ -30,10 +31,8 @@ func (l *link) resync(ctx actor.Context) {
 		if aw, ok := c.msg.(*messages.AwaitEdit); ok && c.gen != l.gen && l.callerAlive(c) {
 			covered[l.replayEdit(ctx, c, aw)] = true
 		}
-		if sd, ok := c.msg.(*messages.SyncDocument); ok && c.gen != l.gen {
-			if abs, err := paths.InWorkspace(l.cfg.workspace, sd.Path); err == nil {
-				covered[docKey{session: sd.Session, path: abs}] = true
-			}
+		if k, ok := l.docOf(c.msg); ok && c.gen != l.gen {
+			covered[k] = true
 		}
 	}
 	for _, k := range l.sortedDocs() {
@@ -58,6 +57,21 @@ func (l *link) resync(ctx actor.Context) {
 			l.send(ctx, c)
 		}
 	}
+}
+
+// docOf is the document a sync or an Edit sets.
+func (l *link) docOf(msg any) (docKey, bool) {
+	var session, path string
+	switch m := msg.(type) {
+	case *messages.SyncDocument:
+		session, path = m.Session, m.Path
+	case *messages.Edit:
+		session, path = m.Session, m.Path
+	default:
+		return docKey{}, false
+	}
+	abs, err := paths.InWorkspace(l.cfg.workspace, path)
+	return docKey{session: session, path: abs}, err == nil
 }
 
 // callerAlive reports whether the caller of c still waits (its process is

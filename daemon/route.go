@@ -15,6 +15,9 @@ func (l *link) route(ctx actor.Context, msg any, toDiag bool) {
 	sender := ctx.Sender()
 	l.track(ctx, msg)
 	switch m := msg.(type) {
+	case *messages.Cancel, *messages.CancelEdit:
+		l.cancel(ctx, m, sender)
+		return
 	case *messages.Subscribe:
 		l.subscribe(ctx, m, sender)
 		return
@@ -37,6 +40,40 @@ func (l *link) route(ctx actor.Context, msg any, toDiag bool) {
 	if l.att != nil {
 		l.send(ctx, c)
 	}
+}
+
+// cancel forwards a caller's Cancel or CancelEdit as the reply process of
+// the call it cancels (the daemon's router keys callers' ids by sender),
+// and drops the call: its caller has gone, and a cancelled edit's wait is
+// never answered. A cancel of nothing the link holds is dropped.
+func (l *link) cancel(ctx actor.Context, msg any, sender *actor.PID) {
+	for _, c := range l.calls {
+		if c.caller == nil || !c.caller.Equal(sender) || !cancels(msg, c.msg) {
+			continue
+		}
+		if l.att != nil && c.gen == l.gen {
+			ctx.RequestWithCustomSender(l.target(c.toDiag), l.att.ns.out(msg), c.pid)
+		}
+		l.drop(c.seq)
+		return
+	}
+}
+
+// cancels reports whether cancel (Cancel or CancelEdit) names the call msg.
+func cancels(cancel, msg any) bool {
+	switch c := cancel.(type) {
+	case *messages.Cancel:
+		switch m := msg.(type) {
+		case *messages.FileRequest:
+			return m.ID == c.ID
+		case *messages.WorkspaceRequest:
+			return m.ID == c.ID
+		}
+	case *messages.CancelEdit:
+		m, ok := msg.(*messages.Edit)
+		return ok && m.ID == c.ID
+	}
+	return false
 }
 
 // post sends a message without reply, or holds it while detached.
@@ -132,12 +169,16 @@ func (l *link) subscribe(ctx actor.Context, m *messages.Subscribe, sender *actor
 }
 
 // track remembers what a replay needs: the sessions, the documents they
-// hold and the text of edits, and the edits waiting for diagnostics.
+// hold and the text of edits, and the edits a client announced itself
+// (EditStarted, AwaitEdit) waiting for diagnostics. An Edit in flight
+// needs nothing more: it is a call, sent again whole.
 func (l *link) track(ctx actor.Context, msg any) {
 	l.noteSessions(ctx, msg)
 	switch m := msg.(type) {
 	case *messages.SyncDocument:
 		l.trackSync(m)
+	case *messages.Edit:
+		l.trackSync(syncOf(m))
 	case *messages.EndSession:
 		for k := range l.docs {
 			if k.session == m.Session {
@@ -178,6 +219,14 @@ func (l *link) noteSessions(ctx actor.Context, msg any) {
 			ctx.Send(l.att.front, &messages.ClientSession{Client: l.att.ns.client, Session: s})
 		}
 	}
+}
+
+// syncOf is the document state an Edit leaves: its text, or the disk's.
+func syncOf(m *messages.Edit) *messages.SyncDocument {
+	if m.Current {
+		return &messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncCurrent}
+	}
+	return &messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncChange, Text: m.Text, Create: m.Create}
 }
 
 // trackSync records a session's document and ties a change to the edit

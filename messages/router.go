@@ -102,6 +102,9 @@ type SyncDocument struct {
 	Action  SyncAction
 	Text    string // for SyncChange
 	Fresh   bool
+	// Create lets a SyncChange's file be missing on disk: the document
+	// exists in memory (an overlay) until SyncSave writes it.
+	Create bool
 }
 
 // FileSynced answers SyncDocument: the version each server now has and,

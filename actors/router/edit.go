@@ -47,11 +47,11 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 	}
 	r.edits[keyOf(sender, m.ID)] = eid
 	ctx.Send(r.cfg.Diagnostics, &messages.EditStarted{EditID: eid, Session: m.Session, URI: paths.URI(abs)})
-	sync := &messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncChange, Text: m.Text, Fresh: m.Current}
+	sync := &messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncChange, Text: m.Text, Fresh: m.Current, Create: m.Create}
 	if m.Current {
 		sync.Action = messages.SyncCurrent
 	}
-	r.sync(ctx, sync, m.Create, func(fs *messages.FileSynced) {
+	r.sync(ctx, sync, func(fs *messages.FileSynced) {
 		if err := syncError(fs); err != nil {
 			ctx.Send(r.cfg.Diagnostics, &messages.EditAborted{EditID: eid})
 			fail(err)

@@ -32,12 +32,12 @@ func (r *routerActor) reply(ctx actor.Context, to *actor.PID, msg any) {
 
 // onSync opens, changes, saves or closes a file on all its servers.
 func (r *routerActor) onSync(ctx actor.Context, sender *actor.PID, m *messages.SyncDocument) {
-	r.sync(ctx, m, false, r.replyTo(ctx, sender))
+	r.sync(ctx, m, r.replyTo(ctx, sender))
 }
 
 // sync carries out a document action and answers with the versions the
-// servers now have. create lets a changed file be missing on disk.
-func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, create bool, done answer) {
+// servers now have.
+func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, done answer) {
 	abs, err := paths.InWorkspace(r.cfg.Workspace, m.Path)
 	if err != nil {
 		done(&messages.FileSynced{Path: m.Path, Err: err})
@@ -47,7 +47,7 @@ func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, create b
 	switch m.Action {
 	case messages.SyncChange, messages.SyncCurrent:
 		if doc == nil {
-			if doc, err = r.newDocument(m.Path, create && m.Action == messages.SyncChange); err != nil {
+			if doc, err = r.newDocument(m.Path, m.Create && m.Action == messages.SyncChange); err != nil {
 				done(&messages.FileSynced{Path: m.Path, Err: err})
 				return
 			}
