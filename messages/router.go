@@ -186,6 +186,15 @@ type GetRouterStatus struct{}
 type RouterStatus struct {
 	Workspace string
 	Servers   []ServerInfo
+	Barriers  BarrierStats
+}
+
+// BarrierStats counts the calls that waited for every change on disk
+// before them to reach the servers (Taken, waiting Spent in all) and those
+// that found nothing on its way and went at once (Skipped).
+type BarrierStats struct {
+	Taken, Skipped uint64
+	Spent          time.Duration
 }
 
 // ServerInfo is the router's view of one server actor.

@@ -35,12 +35,14 @@ type FileChange struct {
 // batch completes: every change made before them is in this batch or an
 // earlier one. Partial says the watcher may have missed changes (a
 // directory bound, a lost event, nothing watched): the receiver must look
-// at the disk itself. Fire and forget: no reply.
+// at the disk itself. Seq numbers a watcher's batches (1, 2, ...; across
+// its restarts), for its Probe. Fire and forget: no reply.
 type FilesChanged struct {
 	Workspace string
 	Changes   []FileChange
 	Barriers  []uint64
 	Partial   bool
+	Seq       uint64
 }
 
 // WatchBarrier asks a watcher to send, as soon as it has read every change

@@ -5,6 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/agentlsp/agentlsp/actors/watcher"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 )
@@ -18,8 +19,12 @@ import (
 // watcher's batch naming the barrier has been handled and the disk work it
 // started is done. Calls that arrive meanwhile wait for the next barrier,
 // so one barrier serves every call that was waiting when it was asked.
-// Without a watcher, or when the watcher says it may have missed changes,
-// the router compares the disk stamps of the open documents instead.
+// Most calls need no barrier: when the watcher's probe says nothing is on
+// its way (the kernel's queue is empty and every batch before reached the
+// router; see watcher.Probe) and no disk work is in flight, a call goes at
+// once. Without a watcher, or when the watcher says it may have missed
+// changes, the router compares the disk stamps of the open documents
+// instead.
 
 // maxBarrierWait bounds a barrier: a watcher that never answers (stopped,
 // restarted) does not hold calls forever; the open documents' stamps are
@@ -42,6 +47,9 @@ type barriers struct {
 	next    []held // messages that came after current was asked
 	ops     int    // disk work in flight: re-syncs and closes after changes
 	started time.Time
+	probe   *watcher.Probe // nil without a watcher
+	seen    uint64         // the last FilesChanged handled (its Seq)
+	skipped uint64         // calls that needed no barrier
 	// Cost: barriers completed and the time they took, for status.
 	done  uint64
 	spent time.Duration
@@ -69,6 +77,9 @@ func (r *routerActor) admit(ctx actor.Context, msg any) {
 	switch {
 	case r.b.current != 0:
 		r.b.next = append(r.b.next, h)
+	case needsBarrier(msg) && r.b.ops == 0 && r.b.probe.Quiet(r.b.seen):
+		r.b.skipped++
+		r.dispatch(ctx, h)
 	case needsBarrier(msg):
 		r.b.held = append(r.b.held, h)
 		r.startBarrier(ctx)

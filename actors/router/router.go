@@ -157,8 +157,9 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.timers = lifecycle.NewTimers(ctx, nil)
 	r.edits = make(map[callerKey]uint64)
 	if r.cfg.Watch {
+		r.b.probe = watcher.NewProbe()
 		r.watcher = ctx.Spawn(watcher.NewProps(watcher.Config{
-			Workspace: r.cfg.Workspace, Target: r.self, Reaper: r.cfg.Reaper,
+			Workspace: r.cfg.Workspace, Target: r.self, Reaper: r.cfg.Reaper, Probe: r.b.probe,
 			Debounce: r.cfg.WatchDebounce, MaxDirs: r.cfg.WatchMaxDirs, Logger: r.cfg.Logger,
 		}))
 	}
@@ -236,7 +237,8 @@ func (r *routerActor) onTerminated(m *actor.Terminated) {
 }
 
 func (r *routerActor) status() *messages.RouterStatus {
-	s := &messages.RouterStatus{Workspace: r.cfg.Workspace}
+	s := &messages.RouterStatus{Workspace: r.cfg.Workspace, Barriers: messages.BarrierStats{
+		Taken: r.b.done, Skipped: r.b.skipped, Spent: r.b.spent}}
 	for _, e := range r.servers {
 		s.Servers = append(s.Servers, messages.ServerInfo{
 			ServerKey: e.key, State: e.state, Incarnation: e.gen, PID: e.osPID,

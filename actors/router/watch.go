@@ -45,6 +45,7 @@ func (r *routerActor) readDisk(ctx actor.Context, abs, given string, then func(*
 // with the disk. Then the barriers the batch completes are released once
 // that work is done.
 func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged) {
+	r.b.seen = max(r.b.seen, m.Seq)
 	for _, c := range m.Changes {
 		if c.Type != messages.FileChanged {
 			clear(r.roots)

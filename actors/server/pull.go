@@ -59,11 +59,8 @@ func (a *serverActor) pullAfterChange(ctx actor.Context, d *docs.Document) {
 	if !a.running() {
 		return
 	}
-	var others []pulls.Doc
-	for _, o := range a.st.docs.OpenDocuments() {
-		if o.URI != d.URI {
-			others = append(others, pullDoc(o))
-		}
+	others := func(yield func(pulls.Doc)) {
+		a.st.docs.EachOpen(func(o *docs.Document) { yield(pullDoc(o)) })
 	}
 	a.sendPulls(ctx, a.pulls.PullChange(pullDoc(d), others, a.providers()))
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -16,40 +15,19 @@ import (
 	"github.com/agentlsp/agentlsp/paths"
 )
 
-// readWatchEvents forwards w's events (classified, in batches) and errors
-// to the actor until w is closed. It owns the file sizes that tell a
-// resize (a change) from a pure chmod (ignored).
-func readWatchEvents(w *fsnotify.Watcher, marks string, gen uint64, send func(any)) {
+// readEvents runs src's reader: each batch, classified, goes to the actor
+// with its number (even when nothing in it is visible: the number is what
+// a Probe compares). It owns the file sizes that tell a resize (a change)
+// from a pure chmod (ignored).
+func readEvents(src source, marks string, gen uint64, send func(any)) {
 	sizes := make(map[string]int64)
-	errs := w.Errors
-	for {
-		select {
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			batch := classify(nil, ev, marks, sizes)
-			for open := true; open && len(batch) < maxReadBatch; { // take what waits already
-				select {
-				case ev, open = <-w.Events:
-					if open {
-						batch = classify(batch, ev, marks, sizes)
-					}
-				default:
-					open = false
-				}
-			}
-			if len(batch) > 0 {
-				send(&watchEvents{gen: gen, events: batch})
-			}
-		case err, ok := <-errs:
-			if !ok {
-				errs = nil // Events closes right after
-				continue
-			}
-			send(&watchEvents{gen: gen, err: err})
+	src.run(func(seq uint64, evs []fsnotify.Event, err error) {
+		var batch []watchEvent
+		for _, ev := range evs {
+			batch = classify(batch, ev, marks, sizes)
 		}
-	}
+		send(&watchEvents{gen: gen, seq: seq, events: batch, err: err})
+	})
 }
 
 // classify appends ev as a change: Create is created (a directory is
@@ -57,9 +35,9 @@ func readWatchEvents(w *fsnotify.Watcher, marks string, gen uint64, send func(an
 // changed only when the size changed since the previous chmod.
 func classify(batch []watchEvent, ev fsnotify.Event, marks string, sizes map[string]int64) []watchEvent {
 	if marks != "" && filepath.Dir(ev.Name) == marks {
-		// A barrier marker: its creation proves every earlier event was read.
-		if id, err := strconv.ParseUint(filepath.Base(ev.Name), 10, 64); err == nil && ev.Has(fsnotify.Create) {
-			return append(batch, watchEvent{barrier: id})
+		// A marker written: every event queued before the write was read.
+		if ev.Has(fsnotify.Write) {
+			return append(batch, watchEvent{mark: filepath.Base(ev.Name)})
 		}
 		return batch
 	}
@@ -100,7 +78,7 @@ func resized(path string, sizes map[string]int64) bool {
 
 // walkJob is one walk; it owns its inputs (known is a copy).
 type walkJob struct {
-	w        *fsnotify.Watcher
+	w        source
 	stop     <-chan struct{}
 	ignored  paths.Filter
 	maxDirs  int

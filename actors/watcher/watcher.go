@@ -43,6 +43,12 @@ type Config struct {
 	Ignore []string
 	// Logger for the actor's own logs; nil discards.
 	Logger *slog.Logger
+	// Probe, if set, is kept up to date so that the target can tell that
+	// nothing is on its way without a barrier (see Probe).
+	Probe *Probe
+	// Portable watches with fsnotify even on Linux, where the watcher
+	// reads inotify itself; a Probe then never says Quiet.
+	Portable bool
 }
 
 const (
@@ -92,8 +98,9 @@ func NewProps(cfg Config) *actor.Props {
 // Private messages from the watcher's goroutines and timer, tagged with
 // the generation of the instance that started them.
 type (
-	watchEvents struct { // fsnotify events, classified, or an fsnotify error
+	watchEvents struct { // a batch of the source's events, classified, or its error
 		gen    uint64
+		seq    uint64 // the source's number of the batch
 		events []watchEvent
 		err    error
 	}
@@ -110,7 +117,7 @@ type (
 
 // watchEvent is one change as the reader saw it.
 type watchEvent struct {
-	barrier uint64 // a barrier marker was seen (no path then)
+	mark    string // a marker file was written (no path then)
 	path    string
 	typ     messages.FileChangeType
 	dir     bool // a created directory, to walk
@@ -125,7 +132,7 @@ type watcherActor struct {
 	ignored paths.Filter
 	gen     uint64
 	send    func(any) // delivers a message to this actor from any goroutine
-	w       *fsnotify.Watcher
+	w       source
 	stop    chan struct{} // closed on stop: cuts a walk short
 	err     error
 
@@ -142,13 +149,15 @@ type watcherActor struct {
 	dropped  int  // changes dropped, in total
 	dropping int  // changes dropped in this window, logged when it ends
 
-	marks    string   // private directory of barrier markers, watched with the workspace
+	marks    *marks   // barrier markers, watched with the workspace
 	barriers []uint64 // barriers whose markers were seen: flushed with the next batch
 	lost     bool     // events were lost since the last batch (a queue overflow)
+	handled  uint64   // the source's last batch handled
 }
 
 // Receive dispatches one message; it never blocks.
 func (a *watcherActor) Receive(ctx actor.Context) {
+	defer a.publish()
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.onStarted(ctx)
@@ -170,10 +179,6 @@ func (a *watcherActor) Receive(ctx actor.Context) {
 		ctx.Respond(a.status())
 	case *messages.WatchBarrier:
 		a.onBarrier(ctx, m)
-	case *barrierWritten:
-		if m.gen == a.gen {
-			a.onBarrierWritten(ctx, m)
-		}
 	}
 }
 
@@ -185,7 +190,7 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 	a.gen = watcherGens.Add(1)
 	a.dirs = make(map[string]struct{})
 	a.pending = make(map[string]messages.FileChangeType)
-	w, err := fsnotify.NewWatcher()
+	w, err := newSource(a.cfg.Portable)
 	if err != nil {
 		a.err, a.ready = fmt.Errorf("watcher: watching %s: %w", a.cfg.Workspace, err), true
 		a.cfg.Logger.Error("watcher: cannot watch the workspace; changes on disk go unseen",
@@ -194,10 +199,13 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 	}
 	a.w, a.stop = w, make(chan struct{})
 	a.marks = a.makeMarks(w)
-	gen, send, marks := a.gen, a.send, a.marks
+	gen, send, marks := a.gen, a.send, ""
+	if a.marks != nil {
+		marks = a.marks.dir
+	}
 	// The reader lives until w is closed (onStopping), which closes its
 	// channels; joined by the Reaper.
-	a.cfg.Reaper.Go(func() { readWatchEvents(w, marks, gen, send) })
+	a.cfg.Reaper.Go(func() { readEvents(w, marks, gen, send) })
 	a.queue = append(a.queue, a.cfg.Workspace)
 	a.walkNext()
 }
@@ -223,6 +231,7 @@ func (a *watcherActor) onStopping() {
 // onEvents records the visible changes, queues walks of new directories
 // and forgets deleted ones.
 func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
+	a.handled = m.seq
 	if m.err != nil { // rare: fsnotify reports a queue overflow once per overflow
 		advice := "none"
 		if errors.Is(m.err, fsnotify.ErrEventOverflow) {
@@ -230,10 +239,15 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 		}
 		a.cfg.Logger.Warn("watcher: file watching error", "workspace", a.cfg.Workspace, "err", m.err, "advice", advice)
 		a.lost = true // the next batch cannot prove it is complete
+		if a.marks != nil {
+			a.barriers = append(a.barriers, a.marks.lost()...)
+		}
 	}
 	for _, e := range m.events {
-		if e.barrier != 0 {
-			a.barriers = append(a.barriers, e.barrier)
+		if e.mark != "" {
+			if id, ok := a.marks.seen(e.mark); ok {
+				a.barriers = append(a.barriers, id)
+			}
 			continue
 		}
 		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
@@ -285,6 +299,7 @@ func (a *watcherActor) record(path string, t messages.FileChangeType) {
 	case !had && len(a.pending) >= a.cfg.MaxPending:
 		a.dropped++
 		a.dropping++
+		a.lost = true // the batch cannot prove it is complete
 	case keep:
 		a.pending[path] = next
 	default:
@@ -349,7 +364,7 @@ func (a *watcherActor) flush(ctx actor.Context) {
 	clear(a.pending)
 	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
 	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
-		Barriers: a.barriers, Partial: a.partial()})
+		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush()})
 	a.barriers, a.lost = nil, false
 }
 

@@ -32,6 +32,25 @@ type watchProbe struct {
 	warns   *warnCounter
 }
 
+// portable runs the tests on fsnotify's source (TestWatcherPortable).
+var portable bool
+
+// TestWatcherPortable runs the watcher's tests on fsnotify, the source
+// where the watcher does not read inotify itself.
+func TestWatcherPortable(t *testing.T) {
+	portable = true
+	defer func() { portable = false }()
+	for name, test := range map[string]func(*testing.T){
+		"ReportsChangesInOneBatch":        TestWatcherReportsChangesInOneBatch,
+		"CoalescesAndIgnores":             TestWatcherCoalescesAndIgnores,
+		"WatchesNewAndRenamedDirectories": TestWatcherWatchesNewAndRenamedDirectories,
+		"MaxDirs":                         TestWatcherMaxDirs,
+		"DropsBeyondPendingBound":         TestWatcherDropsBeyondPendingBound,
+	} {
+		t.Run(name, test)
+	}
+}
+
 // newWatchProbe lays out files (path -> content; a path ending in '/' is
 // a directory) in a new workspace and starts a watcher on it, ready.
 func newWatchProbe(t *testing.T, files []string, edit func(*watcher.Config)) *watchProbe {
@@ -50,7 +69,7 @@ func newWatchProbe(t *testing.T, files []string, edit func(*watcher.Config)) *wa
 		}
 	}))
 	cfg := watcher.Config{Workspace: p.ws, Target: probe, Reaper: p.Reaper,
-		Debounce: 200 * time.Millisecond, Logger: slog.New(p.warns)}
+		Debounce: 200 * time.Millisecond, Logger: slog.New(p.warns), Portable: portable}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -17,6 +17,7 @@ var messageTypes = []reflect.Type{
 	reflect.TypeFor[messages.Attach](),
 	reflect.TypeFor[messages.Attached](),
 	reflect.TypeFor[messages.AwaitEdit](),
+	reflect.TypeFor[messages.BarrierStats](),
 	reflect.TypeFor[messages.BatchAck](),
 	reflect.TypeFor[messages.Cancel](),
 	reflect.TypeFor[messages.CancelEdit](),

@@ -168,6 +168,15 @@ func (s *Store) OpenDocuments() []*Document {
 	return out
 }
 
+// EachOpen calls f with each open document, in no order.
+func (s *Store) EachOpen(f func(*Document)) {
+	for _, d := range s.docs {
+		if d.Open {
+			f(d)
+		}
+	}
+}
+
 // OpenCount is the number of open documents.
 func (s *Store) OpenCount() int {
 	n := 0

@@ -16,6 +16,7 @@
 package pulls
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -100,26 +101,41 @@ func (s *Scheduler) Pull(d Doc, provs []Provider) []Request { return s.pull(d, p
 // PullChange pulls a changed document and, when a provider has inter-file
 // dependencies, up to MaxOthers of the other open documents, most
 // recently changed first; the changed document's result is published last.
-func (s *Scheduler) PullChange(changed Doc, others []Doc, provs []Provider) []Request {
-	if !interFile(provs) {
+// others is called only then, with a function that yields each open
+// document; the most recent are kept as they come (no sort of them all).
+func (s *Scheduler) PullChange(changed Doc, others func(yield func(Doc)), provs []Provider) []Request {
+	if !InterFile(provs) {
 		return s.Pull(changed, provs)
 	}
 	g := &group{uri: changed.URI}
 	out := s.pull(changed, provs, g)
-	others = append([]Doc(nil), others...)
-	sort.Slice(others, func(i, j int) bool { return others[i].Seq > others[j].Seq })
-	n := 0
-	for _, o := range others {
-		if o.URI == changed.URI || n == MaxOthers {
-			continue
-		}
-		n++
+	for _, o := range recent(changed.URI, others) {
 		out = append(out, s.pull(o, provs, g)...)
 	}
 	return out
 }
 
-func interFile(provs []Provider) bool {
+// recent returns the MaxOthers documents of others, but uri, most recently
+// changed first (ties: by URI).
+func recent(uri string, others func(yield func(Doc))) []Doc {
+	top := make([]Doc, 0, MaxOthers+1)
+	newer := func(a, b Doc) bool { return a.Seq > b.Seq || a.Seq == b.Seq && a.URI < b.URI }
+	others(func(o Doc) {
+		if o.URI == uri || len(top) == MaxOthers && !newer(o, top[MaxOthers-1]) {
+			return
+		}
+		i := sort.Search(len(top), func(i int) bool { return newer(o, top[i]) })
+		top = slices.Insert(top, i, o)
+		if len(top) > MaxOthers {
+			top = top[:MaxOthers]
+		}
+	})
+	return top
+}
+
+// InterFile reports whether a provider's diagnostics depend on other
+// files: a change then re-pulls the other open documents.
+func InterFile(provs []Provider) bool {
 	for _, p := range provs {
 		if p.InterFile {
 			return true

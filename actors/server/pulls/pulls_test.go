@@ -1,6 +1,7 @@
 package pulls_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/agentlsp/agentlsp/actors/server/pulls"
@@ -62,12 +63,15 @@ func TestChangeHoldsItsResultAndBoundsOthers(t *testing.T) {
 	for i := range pulls.MaxOthers + 10 {
 		others = append(others, pulls.Doc{URI: string(rune('A' + i)), Version: 1, Seq: uint64(i)})
 	}
-	reqs := s.PullChange(pulls.Doc{URI: "changed", Version: 5, Seq: 100}, others, provs)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
+	reqs := s.PullChange(pulls.Doc{URI: "changed", Version: 5, Seq: 100}, each(others), provs)
 	if len(reqs) != 1+pulls.MaxOthers {
 		t.Fatalf("requests = %d, want 1 + %d", len(reqs), pulls.MaxOthers)
 	}
-	if reqs[1].URI != string(rune('A'+pulls.MaxOthers+9)) {
-		t.Errorf("first other re-pulled = %s, want the most recently changed", reqs[1].URI)
+	for i, r := range reqs[1:] {
+		if want := string(rune('A' + pulls.MaxOthers + 9 - i)); r.URI != want {
+			t.Errorf("other re-pulled #%d = %s, want %s (the most recently changed first)", i, r.URI, want)
+		}
 	}
 	pub, _ := s.Done("changed", 5, "", full("e"), provs)
 	if len(pub) != 0 {
@@ -87,7 +91,7 @@ func TestChangeHoldsItsResultAndBoundsOthers(t *testing.T) {
 func TestForgetReleasesHeld(t *testing.T) {
 	s := pulls.New()
 	provs := []pulls.Provider{{InterFile: true}}
-	s.PullChange(pulls.Doc{URI: "c", Version: 2}, []pulls.Doc{{URI: "o", Version: 1}}, provs)
+	s.PullChange(pulls.Doc{URI: "c", Version: 2}, each([]pulls.Doc{{URI: "o", Version: 1}}), provs)
 	s.Done("c", 2, "", full(), provs)
 	if pub := s.Forget("o"); len(pub) != 1 || pub[0].URI != "c" {
 		t.Errorf("Forget = %+v, want the held result of c", pub)
@@ -101,7 +105,7 @@ func TestChangeWaitsForARoundInFlight(t *testing.T) {
 	s := pulls.New()
 	provs := []pulls.Provider{{InterFile: true}}
 	s.Pull(pulls.Doc{URI: "o", Version: 1}, provs) // a round of o is out
-	s.PullChange(pulls.Doc{URI: "c", Version: 2}, []pulls.Doc{{URI: "o", Version: 1}}, provs)
+	s.PullChange(pulls.Doc{URI: "c", Version: 2}, each([]pulls.Doc{{URI: "o", Version: 1}}), provs)
 	if pub, _ := s.Done("c", 2, "", full("c"), provs); len(pub) != 0 {
 		t.Fatalf("the change published before o's next round: %+v", pub)
 	}
@@ -112,5 +116,14 @@ func TestChangeWaitsForARoundInFlight(t *testing.T) {
 	pub, _ = s.Done("o", 1, "", full("new"), provs) // the round after the change
 	if len(pub) != 2 || pub[1].URI != "c" {
 		t.Errorf("after o's next round: %+v, want o then the held change", pub)
+	}
+}
+
+// each yields docs, as a server's open documents.
+func each(docs []pulls.Doc) func(func(pulls.Doc)) {
+	return func(yield func(pulls.Doc)) {
+		for _, d := range docs {
+			yield(d)
+		}
 	}
 }

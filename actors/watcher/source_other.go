@@ -1,0 +1,5 @@
+//go:build !linux
+
+package watcher
+
+func newSource(bool) (source, error) { return newFsnotify() }
