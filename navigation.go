@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/results"
-	"github.com/agentlsp/agentlsp/textpos"
 )
 
 // Definition returns where the symbol at pos is defined. pos is an LSP
@@ -31,11 +29,11 @@ func (s *Session) References(ctx context.Context, path string, pos Position) (*r
 }
 
 func (s *Session) locations(ctx context.Context, path, method string, pos Position, refCtx any) (*results.LocationsAnswer, error) {
-	extra := map[string]any{}
+	var extra map[string]any
 	if refCtx != nil {
-		extra["context"] = refCtx
+		extra = map[string]any{"context": refCtx}
 	}
-	rs, ans, err := s.positionRequest(ctx, path, method, pos, extra)
+	rs, _, ans, err := s.documentRequest(ctx, path, method, &pos, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +42,7 @@ func (s *Session) locations(ctx context.Context, path, method string, pos Positi
 
 // Hover returns the documentation and type of the symbol at pos.
 func (s *Session) Hover(ctx context.Context, path string, pos Position) (*results.HoverAnswer, error) {
-	rs, ans, err := s.positionRequest(ctx, path, "textDocument/hover", pos, nil)
+	rs, _, ans, err := s.documentRequest(ctx, path, "textDocument/hover", &pos, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -54,19 +52,13 @@ func (s *Session) Hover(ctx context.Context, path string, pos Position) (*result
 // DocumentSymbols returns the symbols of a file, as a tree when the server
 // gives one.
 func (s *Session) DocumentSymbols(ctx context.Context, path string) (*results.SymbolsAnswer, error) {
-	synced, err := s.sync(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncCurrent})
-	if err != nil {
-		return nil, err
-	}
-	rs, ans, err := s.fileRequest(ctx, path, "textDocument/documentSymbol", map[string]any{
-		"textDocument": map[string]string{"uri": synced.URI},
-	})
+	rs, uri, ans, err := s.documentRequest(ctx, path, "textDocument/documentSymbol", nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := &results.SymbolsAnswer{Answer: ans}
 	out.Symbols = results.Collect(rs, &out.Answer, func(raw json.RawMessage) ([]results.Symbol, error) {
-		return results.ParseDocumentSymbols(raw, synced.URI)
+		return results.ParseDocumentSymbols(raw, uri)
 	})
 	return out, nil
 }
@@ -98,7 +90,7 @@ func (s *Session) WorkspaceSymbols(ctx context.Context, query string, path ...st
 // PrepareCallHierarchy returns the call hierarchy items at pos, to ask for
 // their incoming and outgoing calls.
 func (s *Session) PrepareCallHierarchy(ctx context.Context, path string, pos Position) (*results.CallItemsAnswer, error) {
-	rs, ans, err := s.positionRequest(ctx, path, "textDocument/prepareCallHierarchy", pos, nil)
+	rs, _, ans, err := s.documentRequest(ctx, path, "textDocument/prepareCallHierarchy", &pos, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -130,24 +122,31 @@ func (s *Session) calls(ctx context.Context, item results.CallItem, method strin
 	return out, nil
 }
 
-// positionRequest makes sure the servers have the file's current text,
-// checks pos against it, and sends a textDocument/position request.
-func (s *Session) positionRequest(ctx context.Context, path, method string, pos Position, extra map[string]any) ([]messages.ServerResult, results.Answer, error) {
-	synced, err := s.sync(ctx, &messages.SyncDocument{Path: path, Action: messages.SyncCurrent})
+// documentRequest asks the servers of a file, as it is now, about at
+// (checked against its text; nil: the whole document), in one message:
+// the router opens the file for the session, syncs it from disk if it
+// changed and sends the request behind the text. It returns the results,
+// the document's URI and the summary.
+func (s *Session) documentRequest(ctx context.Context, path, method string, at *Position, params map[string]any) ([]messages.ServerResult, string, results.Answer, error) {
+	var raw json.RawMessage
+	if len(params) > 0 {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return nil, "", results.Answer{}, err
+		}
+	}
+	id := s.rt.nextID()
+	res, err := s.rt.ask(ctx, s.rt.router, &messages.FileRequest{ID: id, Session: s.id, Path: path, Method: method, Params: raw, At: at},
+		cancelRequest(id))
 	if err != nil {
-		return nil, results.Answer{}, err
+		return nil, "", results.Answer{}, err
 	}
-	if err := textpos.Check(synced.Text, int(pos.Line), int(pos.Character), textpos.UTF16); err != nil {
-		return nil, results.Answer{}, fmt.Errorf("agentlsp: %s: %w", path, err)
+	fr := res.(*messages.FileResponse)
+	if fr.Err != nil {
+		return nil, "", results.Answer{}, asGiven(fr.Err, path)
 	}
-	params := map[string]any{
-		"textDocument": map[string]string{"uri": synced.URI},
-		"position":     pos,
-	}
-	for k, v := range extra {
-		params[k] = v
-	}
-	return s.fileRequest(ctx, path, method, params)
+	rs, ans, err := results.Split(fr)
+	return rs, fr.URI, ans, err
 }
 
 // fileRequest sends a request to the servers of a file and splits the

@@ -179,6 +179,10 @@ func (l *link) track(ctx actor.Context, msg any) {
 		l.trackSync(m)
 	case *messages.Edit:
 		l.trackSync(syncOf(m))
+	case *messages.FileRequest:
+		if m.Session != "" { // it opens the document for the session
+			l.trackSync(&messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncCurrent})
+		}
 	case *messages.EndSession:
 		for k := range l.docs {
 			if k.session == m.Session {

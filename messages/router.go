@@ -140,13 +140,24 @@ type ServerVersion struct {
 
 // FileRequest sends an LSP request about a file to every server that
 // serves it; the reply is FileResponse. ID is chosen by the caller; Cancel
-// with that ID abandons it.
+// with that ID, from the same sender, abandons it.
+//
+// With Session, the request is about the file as it is now, in one step:
+// the file is opened for the session and brought up to date with the disk
+// (as SyncDocument SyncCurrent does), Params are completed with the
+// document ("textDocument": {"uri": ...}) and At ("position", checked
+// against the document's text first: an error wrapping
+// textpos.ErrPastEnd when past its end), and the request follows the text
+// to each server. Params then hold only the method's other parameters (a
+// JSON object, or nothing), and the reply names the document (URI).
 type FileRequest struct {
 	ID      uint64
 	Path    string
 	Method  string
 	Params  json.RawMessage
 	Timeout time.Duration
+	Session string
+	At      *Position
 }
 
 // WorkspaceRequest sends an LSP request to every server of the workspace:
@@ -166,6 +177,7 @@ type WorkspaceRequest struct {
 // per server asked.
 type FileResponse struct {
 	ID      uint64
+	URI     string // the document's, for a FileRequest with Session
 	Results []ServerResult
 	Err     error // a path error, or nil
 }

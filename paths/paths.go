@@ -41,6 +41,12 @@ func CheckFile(workspace, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return CheckResolved(path, abs)
+}
+
+// CheckResolved is CheckFile's check of abs, path resolved by InWorkspace:
+// a file that exists and is not a directory (errors name path).
+func CheckResolved(path, abs string) (string, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

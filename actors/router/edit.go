@@ -30,7 +30,7 @@ func keyOf(sender *actor.PID, id uint64) callerKey {
 	if sender == nil {
 		return callerKey{id: id}
 	}
-	return callerKey{sender: sender.String(), id: id}
+	return callerKey{sender: sender.Address + "/" + sender.Id, id: id} // not String: it formats protobuf text
 }
 
 func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.Edit) {

@@ -24,6 +24,10 @@ type sentCall struct {
 const futureSlack = 5 * time.Second
 
 func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
+	if m.Session != "" {
+		r.onDocumentRequest(ctx, sender, m)
+		return
+	}
 	rt, err := r.route(m.Path, false)
 	if err != nil {
 		r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: err})
@@ -33,27 +37,28 @@ func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *mes
 	for i, t := range rt.targets {
 		keys[i] = t.ServerKey
 	}
-	r.fanoutRequest(ctx, sender, m.ID, m.Method, m.Params, m.Timeout, keys, rt.defs)
+	r.fanoutRequest(ctx, sender, &messages.FileResponse{ID: m.ID}, m.Method, m.Params, m.Timeout, keys, rt.defs)
 }
 
-// fanoutRequest sends the request to each server and replies with every
-// answer once all arrived. Each server actor gets its own request id; the
-// caller's id maps to them for Cancel.
-func (r *routerActor) fanoutRequest(ctx actor.Context, sender *actor.PID, id uint64, method string,
+// fanoutRequest sends the request to each server and replies (reply,
+// with the results) with every answer once all arrived. Each server actor
+// gets its own request id; the caller's id maps to them for Cancel.
+func (r *routerActor) fanoutRequest(ctx actor.Context, sender *actor.PID, reply *messages.FileResponse, method string,
 	params json.RawMessage, timeout time.Duration, keys []messages.ServerKey, defs []*config.Server) {
 	timeouts := make([]time.Duration, len(keys))
 	for i := range timeouts {
 		timeouts[i] = timeout
 	}
-	r.fanoutRequestEach(ctx, sender, id, method, params, timeouts, keys, defs)
+	r.fanoutRequestEach(ctx, sender, reply, method, params, timeouts, keys, defs)
 }
 
 // fanoutRequestEach is fanoutRequest with a timeout per server. A server
 // that was not running when asked and answers that it did not start in
 // time is reported as starting, not failed.
-func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, id uint64, method string,
+func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, reply *messages.FileResponse, method string,
 	params json.RawMessage, timeouts []time.Duration, keys []messages.ServerKey, defs []*config.Server) {
-	reply := &messages.FileResponse{ID: id, Results: make([]messages.ServerResult, len(keys))}
+	id := reply.ID
+	reply.Results = make([]messages.ServerResult, len(keys))
 	left := len(keys)
 	for i, key := range keys {
 		e := r.server(ctx, key, defs[i])

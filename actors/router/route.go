@@ -169,13 +169,38 @@ func firstPresent(names map[string]bool, markers []string) (string, bool) {
 // file, or (missing allowed, or a document open in memory) a path that
 // does not exist yet.
 func (r *routerActor) checkFile(path string, missing bool) (string, error) {
-	abs, err := paths.CheckFile(r.cfg.Workspace, path)
-	if !errors.Is(err, messages.ErrFileNotFound) {
-		return abs, err
+	inside, err := r.inWorkspace(path)
+	if err != nil {
+		return "", err
 	}
-	inside, err2 := paths.InWorkspace(r.cfg.Workspace, path)
-	if err2 == nil && (missing || r.docs[inside] != nil) {
+	abs, err := paths.CheckResolved(path, inside)
+	if errors.Is(err, messages.ErrFileNotFound) && (missing || r.docs[inside] != nil) {
 		return inside, nil
 	}
-	return "", err
+	return abs, err
+}
+
+// maxResolved bounds the paths the router remembers resolved.
+const maxResolved = 4096
+
+// inWorkspace is paths.InWorkspace, remembered while nothing changes in
+// the workspace (a symlink along a path may have been replaced): every
+// watcher batch clears it, and every call that resolves a path comes after
+// the batches of the changes before it (a barrier, or the probe). Without
+// a watcher nothing is remembered.
+func (r *routerActor) inWorkspace(path string) (string, error) {
+	if r.watcher == nil {
+		return paths.InWorkspace(r.cfg.Workspace, path)
+	}
+	if abs, ok := r.resolved[path]; ok {
+		return abs, nil
+	}
+	abs, err := paths.InWorkspace(r.cfg.Workspace, path)
+	if err == nil {
+		if len(r.resolved) >= maxResolved {
+			clear(r.resolved)
+		}
+		r.resolved[path] = abs
+	}
+	return abs, err
 }

@@ -66,6 +66,7 @@ type routerActor struct {
 	servers  map[messages.ServerKey]*serverEntry
 	byPID    map[string]messages.ServerKey
 	roots    map[rootKey]rootResult   // root resolution cache
+	resolved map[string]string        // paths as given -> resolved (inWorkspace)
 	docs     map[string]*document     // open documents by absolute path
 	calls    map[callerKey][]sentCall // caller (sender, request id) -> where it went
 	watcher  *actor.PID
@@ -152,6 +153,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.servers = make(map[messages.ServerKey]*serverEntry)
 	r.byPID = make(map[string]messages.ServerKey)
 	r.roots = make(map[rootKey]rootResult)
+	r.resolved = make(map[string]string)
 	r.docs = make(map[string]*document)
 	r.calls = make(map[callerKey][]sentCall)
 	r.timers = lifecycle.NewTimers(ctx, nil)

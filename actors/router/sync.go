@@ -38,60 +38,77 @@ func (r *routerActor) onSync(ctx actor.Context, sender *actor.PID, m *messages.S
 // sync carries out a document action and answers with the versions the
 // servers now have.
 func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, done answer) {
-	abs, err := paths.InWorkspace(r.cfg.Workspace, m.Path)
-	if err != nil {
-		done(&messages.FileSynced{Path: m.Path, Err: err})
-		return
-	}
-	doc := r.docs[abs]
 	switch m.Action {
 	case messages.SyncChange, messages.SyncCurrent:
-		if doc == nil {
-			if doc, err = r.newDocument(m.Path, m.Create && m.Action == messages.SyncChange); err != nil {
-				done(&messages.FileSynced{Path: m.Path, Err: err})
-				return
-			}
-			r.docs[abs] = doc
+		abs, doc, err := r.open(m.Path, m.Session, m.Create && m.Action == messages.SyncChange)
+		if err != nil {
+			done(&messages.FileSynced{Path: m.Path, Err: err})
+			return
 		}
-		doc.sessions[m.Session] = true
 		if m.Action == messages.SyncChange {
 			doc.setText(m.Text, paths.StampOf(abs), false)
 			r.sendText(ctx, doc, m.Fresh, done)
 			return
 		}
-		r.syncCurrent(ctx, m, abs, doc, done)
-	case messages.SyncSave:
-		r.save(ctx, abs, doc, done)
-	case messages.SyncClose:
-		r.closeDoc(ctx, abs, doc, m.Session, done)
+		r.current(ctx, abs, m.Path, doc, func() { r.sendText(ctx, doc, m.Fresh, done) },
+			func(err error) { done(&messages.FileSynced{Path: abs, URI: doc.uri, Err: err}) })
+	case messages.SyncSave, messages.SyncClose:
+		abs, err := r.inWorkspace(m.Path)
+		switch {
+		case err != nil:
+			done(&messages.FileSynced{Path: m.Path, Err: err})
+		case m.Action == messages.SyncSave:
+			r.save(ctx, abs, r.docs[abs], done)
+		default:
+			r.closeDoc(ctx, abs, r.docs[abs], m.Session, done)
+		}
 	default:
-		done(&messages.FileSynced{Path: abs, Err: fmt.Errorf("agentlsp: unknown sync action %d", m.Action)})
+		done(&messages.FileSynced{Path: m.Path, Err: fmt.Errorf("agentlsp: unknown sync action %d", m.Action)})
 	}
 }
 
-// syncCurrent makes sure the file's servers have its current text: the
-// text they have when the disk has not changed since it was set, else the
-// disk's (read in a reaper goroutine). With Fresh, servers that got
-// nothing new are asked to diagnose the document again if anything changed
-// on them since (TouchDocument).
-func (r *routerActor) syncCurrent(ctx actor.Context, m *messages.SyncDocument, abs string, doc *document, done answer) {
+// open returns the document of path, opened (create: it may be missing on
+// disk) and held by session.
+func (r *routerActor) open(path, session string, create bool) (string, *document, error) {
+	abs, err := r.inWorkspace(path)
+	if err != nil {
+		return "", nil, err
+	}
+	doc := r.docs[abs]
+	if doc == nil {
+		if doc, err = r.newDocument(path, create); err != nil {
+			return "", nil, err
+		}
+		r.docs[abs] = doc
+	}
+	doc.sessions[session] = true
+	return abs, doc, nil
+}
+
+// current brings a document up to date with the disk: ready runs at once
+// when the disk has not changed since its text was set (or it is an
+// overlay not on disk), else once the disk's text is read (in a reaper
+// goroutine); a text set meanwhile is newer, and kept. With SyncCurrent's
+// Fresh, servers that got nothing new are then asked to diagnose the
+// document again if anything changed on them since (TouchDocument).
+func (r *routerActor) current(ctx actor.Context, abs, given string, doc *document, ready func(), fail func(error)) {
 	stamp := paths.StampOf(abs)
 	if doc.current(stamp) || !stamp.Exists() && !doc.stamp.Exists() && doc.gen > 0 {
-		r.sendText(ctx, doc, m.Fresh, done) // current, or an overlay not on disk
+		ready()
 		return
 	}
 	gen := doc.gen
-	r.readDisk(ctx, abs, m.Path, func(read *diskRead) {
+	r.readDisk(ctx, abs, given, func(read *diskRead) {
 		switch {
 		case r.docs[abs] != doc:
-			done(&messages.FileSynced{Path: abs, Err: messages.ErrNotOpen})
+			fail(messages.ErrNotOpen)
 		case read.err != nil:
-			done(&messages.FileSynced{Path: abs, URI: doc.uri, Err: read.err})
+			fail(read.err)
 		case doc.gen != gen:
-			r.sendText(ctx, doc, m.Fresh, done) // changed meanwhile: that text is newer
+			ready()
 		default:
 			doc.setText(read.text, read.stamp, true)
-			r.sendText(ctx, doc, m.Fresh, done)
+			ready()
 		}
 	})
 }

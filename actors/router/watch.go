@@ -53,6 +53,9 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 			break
 		}
 	}
+	if len(m.Changes) > 0 || m.Partial {
+		clear(r.resolved) // a link replaced by another is only "changed"
+	}
 	if len(m.Changes) > 0 {
 		for _, e := range r.servers {
 			ctx.Send(e.pid, m)

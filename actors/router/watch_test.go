@@ -104,3 +104,48 @@ func containsAll(have []string, want ...string) bool {
 	}
 	return true
 }
+
+// TestDocumentRequestFollowsASymlinkChange: a document request through a
+// symlink is about what the link points at when it is asked, though the
+// router remembers resolved paths: the change on disk before the request
+// reaches the router first.
+func TestDocumentRequestFollowsASymlinkChange(t *testing.T) {
+	h := actortest.New(t)
+	ws := actortest.Monorepo(t)
+	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
+	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
+		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
+	})
+	dir := filepath.Join(ws, "py", "pkg")
+	for _, d := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "x.py"), []byte("in "+d+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link")
+	ask := func(id uint64) (string, string) {
+		res := h.Ask(router, &messages.FileRequest{ID: id, Session: "agent", Path: filepath.Join(link, "x.py"),
+			Method: "fake/documentText"}).(*messages.FileResponse)
+		if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
+			t.Fatalf("request %d: %+v", id, res)
+		}
+		var doc struct{ Text string }
+		if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+			t.Fatal(err)
+		}
+		return res.URI, doc.Text
+	}
+	for i, target := range []string{"a", "b", "a"} {
+		os.Remove(link)
+		if err := os.Symlink(filepath.Join(dir, target), link); err != nil {
+			t.Fatal(err)
+		}
+		uri, text := ask(uint64(i + 1)) // right after the change
+		if uri != paths.URI(filepath.Join(dir, target, "x.py")) || text != "in "+target+"\n" {
+			t.Errorf("link to %s: the request was about %s (%q)", target, uri, text)
+		}
+	}
+}

@@ -84,5 +84,5 @@ func (r *routerActor) askWorkspace(ctx actor.Context, sender *actor.PID, m *mess
 			Path: r.cfg.Workspace, Kind: messages.ErrNoServer, Detail: "no running server and no root marker found"}})
 		return
 	}
-	r.fanoutRequestEach(ctx, sender, m.ID, m.Method, m.Params, timeouts, keys, defs)
+	r.fanoutRequestEach(ctx, sender, &messages.FileResponse{ID: m.ID}, m.Method, m.Params, timeouts, keys, defs)
 }

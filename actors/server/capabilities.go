@@ -117,6 +117,10 @@ type serverCaps struct {
 	sync       docs.Sync       // how documents are synchronised
 	pull       *pulls.Provider // static diagnosticProvider, nil when none
 	serverName string
+	// offered holds the provider capabilities (providerCaps' values) the
+	// server declares, set neither null nor false; nil when it declared
+	// none we could read.
+	offered map[string]bool
 }
 
 // parseCaps reads the initialize result.
@@ -141,6 +145,17 @@ func parseCaps(result json.RawMessage) (serverCaps, error) {
 		}
 	}
 	caps := serverCaps{raw: r.Capabilities, serverName: r.ServerInfo.Name}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(r.Capabilities, &top) == nil {
+		caps.offered = map[string]bool{}
+		for _, key := range providerCaps {
+			switch string(top[key]) {
+			case "", "null", "false":
+			default:
+				caps.offered[key] = true
+			}
+		}
+	}
 	caps.sync.Encoding = textpos.ParseEncoding(c.PositionEncoding)
 	caps.pull = parsePullProvider(c.DiagnosticProvider)
 	caps.sync.Kind, caps.sync.OpenClose, caps.sync.Save = parseSync(c.TextDocumentSync)
@@ -201,21 +216,13 @@ var providerCaps = map[string]string{
 // registrations, are let through).
 func (a *serverActor) unsupported(method string) string {
 	key, known := providerCaps[method]
-	if !known || len(a.caps.raw) == 0 {
+	if !known || a.caps.offered == nil || a.caps.offered[key] {
 		return ""
 	}
-	var caps map[string]json.RawMessage
-	if json.Unmarshal(a.caps.raw, &caps) != nil {
-		return ""
-	}
-	switch v := string(caps[key]); v {
-	case "", "null", "false":
-		for _, r := range a.regs {
-			if r.Method == method {
-				return ""
-			}
+	for _, r := range a.regs {
+		if r.Method == method {
+			return ""
 		}
-		return fmt.Sprintf("the server does not offer %s (%s)", method, key)
 	}
-	return ""
+	return fmt.Sprintf("the server does not offer %s (%s)", method, key)
 }
