@@ -95,3 +95,81 @@ func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
 		t.Errorf("unanswered edit = %s %q, want stale, describing version 2", r.Status, r.Files[0].Detail)
 	}
 }
+
+// A server that says when its diagnosis of changes ends (gopls's
+// "diagnosing" progress) needs no settle window: the end of the last
+// diagnosis that began after the change completes the edit, whether it
+// comes after the push or before it. One that began before the change
+// says nothing about it: the settle window stands.
+func TestDiagnosisEndCompletesAnEdit(t *testing.T) {
+	h := actortest.New(t)
+	clock := lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	diag := h.Sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{Clock: clock}))
+	h.Track(diag)
+	results := make(chan *messages.EditResult, 4)
+	collector := h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *messages.EditResult:
+			results <- m
+		case *messages.GetDiagnostics:
+			ctx.Respond(true)
+		}
+	}))
+	h.Track(collector)
+	send := func(m any) { h.Sys.Root.Send(diag, m) }
+	released := func() bool {
+		h.Ask(diag, &messages.GetDiagnostics{})
+		h.Ask(collector, &messages.GetDiagnostics{})
+		return len(results) > 0
+	}
+	progress := func(token, kind string, running int) *messages.Progress {
+		return &messages.Progress{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, Token: token, Kind: kind,
+			Title: "diagnosing changed files", Diagnosing: true, Diagnoses: running}
+	}
+	edit := func(id uint64, version int32) {
+		send(&messages.EditStarted{EditID: id, Session: "a", URI: fakeURI})
+		h.Sys.Root.RequestWithCustomSender(diag, &messages.AwaitEdit{EditID: id, Session: "a", URI: fakeURI,
+			Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: version, SentAt: clock.Now()}},
+			WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Hour}}, collector)
+	}
+	send(&messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateRunning})
+
+	// The push, then the end.
+	edit(1, 2)
+	clock.Advance(time.Millisecond)
+	send(progress("t1", "begin", 1))
+	send(publish(2, "e"))
+	if released() {
+		t.Fatal("released while the diagnosis runs")
+	}
+	send(progress("t1", "end", 0))
+	if !released() {
+		t.Fatal("not released when the diagnosis ended")
+	}
+	<-results
+
+	// The end, then the push.
+	clock.Advance(time.Second)
+	edit(2, 3)
+	clock.Advance(time.Millisecond)
+	send(progress("t2", "begin", 1))
+	send(progress("t2", "end", 0))
+	send(publish(3, "e"))
+	if !released() {
+		t.Fatal("not released by a push after the diagnosis ended")
+	}
+	<-results
+
+	// A diagnosis that began before the change: the settle window.
+	clock.Advance(time.Second)
+	send(progress("t3", "begin", 1))
+	clock.Advance(time.Millisecond)
+	edit(3, 4)
+	send(publish(4, "e"))
+	send(progress("t3", "end", 0))
+	if released() {
+		t.Fatal("released by the end of a diagnosis that began before the change")
+	}
+	clock.Advance(100 * time.Millisecond)
+	testenv.Eventually(t, 10*time.Second, "released at the end of the settle window", released)
+}

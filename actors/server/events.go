@@ -74,6 +74,7 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 		return
 	}
 	token := tokenText(p.Token)
+	a.cfg.Logger.Debug("progress", "server", a.cfg.Server.ID, "token", token, "kind", p.Value.Kind, "title", p.Value.Title)
 	diagnosing := a.progress[token] == workDiagnosis
 	switch p.Value.Kind {
 	case "begin":

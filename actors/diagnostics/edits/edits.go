@@ -55,7 +55,7 @@ type Edit struct {
 type Wait struct {
 	messages.ServerVersion
 	Done   bool
-	Pulled bool // satisfied by a pull: complete, no settle needed
+	Pulled bool // complete, no settle needed: a pull, or a push the server since said was complete
 }
 
 // Waiting reports whether the edit has its AwaitEdit and is not released.
@@ -185,8 +185,11 @@ func (t *Tracker) Check(e *Edit, satisfied func(*Wait) (done, pulled bool), now 
 	}
 	allPulled := true
 	for _, w := range e.Waits {
-		if !w.Done {
+		switch {
+		case !w.Done:
 			w.Done, w.Pulled = satisfied(w)
+		case !w.Pulled: // done by a push: the server may since have said it is complete
+			_, w.Pulled = satisfied(w)
 		}
 		if !w.Done {
 			return Pending
