@@ -31,6 +31,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/actors/router"
 	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/editor"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/supervisor"
@@ -81,6 +82,7 @@ type Runtime struct {
 	stopOnce sync.Once
 	mu       sync.Mutex
 	sessions map[string]*Session
+	texts    *editor.Texts // the files editor views read
 }
 
 // Start starts a runtime for cfg.Workspace. It is lazy: no language server
@@ -99,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	rt := &Runtime{
 		cfg: cfg, workspace: ws, registry: reg, reaper: &lifecycle.Reaper{},
-		sys: lifecycle.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session),
+		sys: lifecycle.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session), texts: editor.NewTexts(),
 	}
 	rt.diag = rt.sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{
 		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger, Workspace: ws, Reaper: rt.reaper,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/daemon"
+	"github.com/agentlsp/agentlsp/editor"
 	"github.com/agentlsp/agentlsp/paths"
 )
 
@@ -37,5 +38,5 @@ func Dial(ctx context.Context, workspace string, opts ...daemon.Option) (*Runtim
 		reg, _ = registry(Config{})
 	}
 	return &Runtime{cfg: cfg, workspace: ws, registry: reg, sys: c.System, reaper: dc.Reaper,
-		router: c.Router, diag: c.Diagnostics, done: make(chan struct{}), sessions: make(map[string]*Session)}, nil
+		router: c.Router, diag: c.Diagnostics, done: make(chan struct{}), sessions: make(map[string]*Session), texts: editor.NewTexts()}, nil
 }

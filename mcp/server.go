@@ -189,8 +189,8 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 	if tl.logs != nil {
 		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
 	}
-	sdk.AddTool(srv, lspTool(), guard(tl, "lsp", lspScope, tl.lsp))
-	sdk.AddTool(srv, diagnosticsTool(), guard(tl, "diagnostics", diagnosticsScope, tl.diagnostics))
+	addTool(srv, lspTool(), guard(tl, "lsp", lspScope, tl.lsp))
+	addTool(srv, diagnosticsTool(), guard(tl, "diagnostics", diagnosticsScope, tl.diagnostics))
 	return srv, tl
 }
 

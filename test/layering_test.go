@@ -32,6 +32,7 @@ var rank = map[string]int{
 	"install":                  1, // server installation (cmd only)
 	"lspglob":                  2,
 	"results":                  2,
+	"editor":                   2,
 	"reach":                    2,
 	"actors/lifecycle":         2,
 	"actors/server/calls":      3, // the single-threaded cores of the actors
