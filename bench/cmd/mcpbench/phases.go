@@ -40,6 +40,7 @@ func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
 	}
 	defer func() { err = errors.Join(err, mcp.close()) }()
 	if o.runs("nav") {
+		rep.Floor = b.floor(ctx, mcp)
 		rep.Ops = b.nav(ctx, raw, mcp)
 	}
 	if o.runs("edit") && b.orig != "" && o.edits > 0 {
@@ -100,6 +101,27 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide) []OpResult 
 		out = append(out, r)
 	}
 	return out
+}
+
+// floor measures the MCP protocol's own round trip: o.calls pings after
+// the warm-up.
+func (b *bench) floor(ctx context.Context, mcp *mcpSide) *Side {
+	var s sample
+	for i := range b.o.warmup + b.o.calls {
+		if ctx.Err() != nil {
+			break
+		}
+		start := time.Now()
+		cctx, cancel := context.WithTimeout(ctx, b.o.callTimeout)
+		err := mcp.session.Ping(cctx, nil)
+		cancel()
+		if i >= b.o.warmup {
+			s.add(time.Since(start), err)
+		}
+	}
+	side := s.side()
+	fmt.Fprintf(b.log, "mcpbench: MCP floor (ping)      p50 %6.2f ms\n", side.P50)
+	return &side
 }
 
 // pair runs raw and mcp, mcp first when mcpFirst.

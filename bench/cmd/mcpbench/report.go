@@ -30,6 +30,10 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
 				o.MCP.P50, o.MCP.P99, o.OverheadP50, of(o.Raw), of(o.MCP))
 		}
+		if f := r.Floor; f != nil {
+			fmt.Fprintf(&b, "\nThe MCP protocol's own round trip (a ping through the same client, server and pipes, no tool): "+
+				"p50 %.2f, p99 %.2f; the overhead less this floor is what agentlsp adds.\n", f.P50, f.P99)
+		}
 	}
 	if e := r.Edit; e != nil {
 		delay := ""

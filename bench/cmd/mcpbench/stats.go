@@ -10,14 +10,17 @@ import (
 
 // Report is the whole run.
 type Report struct {
-	Machine Machine      `json:"machine"`
-	Args    []string     `json:"args"`
-	Params  Params       `json:"params"`
-	Target  target       `json:"target"`
-	Ops     []OpResult   `json:"operations,omitempty"`
-	Edit    *EditResult  `json:"edit,omitempty"`
-	Cold    *ColdResult  `json:"cold,omitempty"`
-	Check   *CheckResult `json:"check,omitempty"`
+	Machine Machine    `json:"machine"`
+	Args    []string   `json:"args"`
+	Params  Params     `json:"params"`
+	Target  target     `json:"target"`
+	Ops     []OpResult `json:"operations,omitempty"`
+	// Floor is the MCP protocol's own round trip, a ping: the SDK's client
+	// and server and the stdio pipes, no tool (nav phase).
+	Floor *Side        `json:"mcp_floor,omitempty"`
+	Edit  *EditResult  `json:"edit,omitempty"`
+	Cold  *ColdResult  `json:"cold,omitempty"`
+	Check *CheckResult `json:"check,omitempty"`
 	// ElapsedS is the run's wall time.
 	ElapsedS float64 `json:"elapsed_s"`
 }
