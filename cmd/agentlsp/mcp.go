@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
+	"sync"
+	"time"
 
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/mcp"
@@ -27,6 +30,7 @@ var version string
 func runMCP(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("mcp", "mcp [global flags]", mcpAbout)
 	fs.sharedFlag()
+	every := fs.Duration("stats", 0, "every `D`, write the process's goroutines and heap to stderr (for load tests; 0: never)")
 	pos, err := fs.parse(args, std)
 	if err != nil {
 		return err
@@ -48,7 +52,38 @@ func runMCP(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stop()
+	defer logStats(std, *every)()
 	return failure(mcp.Serve(ctx, rt, stdioTransport(rt, std), commandVersion()))
+}
+
+// logStats writes, every d, a line with the process's goroutines and heap
+// to stderr, until the returned stop is called (d <= 0: never).
+func logStats(std stdio, d time.Duration) (stop func()) {
+	if d <= 0 {
+		return func() {}
+	}
+	log := slog.New(slog.NewTextHandler(std.errOut, nil))
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	// Lives until stop; joined by it.
+	wg.Go(func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				log.Info("process stats", "goroutines", runtime.NumGoroutine(), "heapMB", float64(m.HeapAlloc)/(1<<20))
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // stdioTransport speaks MCP on the command's stdin and stdout. A line that

@@ -36,7 +36,7 @@ func (e *toolError) Error() string { return "tool error: " + e.text }
 // startClient starts `agentlsp mcp` in its own process group, marked with
 // the run's marker, and connects to it. On error nothing is left running.
 func startClient(ctx context.Context, id int, o *options, b *loadTest) (*client, error) {
-	cmd := exec.Command(b.bin, "mcp", "--workspace", b.ws, "--config", b.config)
+	cmd := exec.Command(b.bin, "mcp", "--workspace", b.ws, "--config", b.config, "--stats", o.sampleEvery.String())
 	cmd.Dir = b.ws
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// The servers' temporary files (a killed gopls leaves its

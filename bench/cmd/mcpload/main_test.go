@@ -78,6 +78,11 @@ func smokeRun(t *testing.T, args []string) *Report {
 			t.Errorf("text report lacks %q:\n%s", want, stdout.String())
 		}
 	}
+	for _, m := range rep.Memory {
+		if m.Kind == "agentlsp" && m.Samples > 0 && m.GoroutinesLast <= 0 {
+			t.Errorf("agentlsp's goroutines were not sampled (its --stats lines): %+v", m)
+		}
+	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
 
-// The monitor: memory and threads sampled from /proc, and the killer of
+// The monitor: memory and threads sampled from /proc, goroutines from the
+// stats lines agentlsp writes on stderr (--stats), and the killer of
 // --kill-every runs. Both scan the process tree below the agentlsp
 // processes and show every process they see to the tracker.
 
@@ -25,9 +28,10 @@ type sample struct {
 
 // kindSample sums the processes of one kind.
 type kindSample struct {
-	rss     float64 // MB
-	threads int
-	n       int
+	rss        float64 // MB
+	threads    int
+	goroutines int // agentlsp: from its last stats line
+	n          int
 }
 
 // sampler samples every interval until stopped. Owned by run; its
@@ -74,7 +78,8 @@ func (s *sampler) take() {
 		if !ok {
 			continue
 		}
-		one := kindSample{rss: rss, threads: threads, n: 1}
+		g, _ := lastGoroutines(c.stderr.Name())
+		one := kindSample{rss: rss, threads: threads, goroutines: g, n: 1}
 		smp.clients[c.id] = one
 		smp.kinds["agentlsp"] = addKind(smp.kinds["agentlsp"], one)
 		for _, p := range descendantsOf(procs, c.pid) {
@@ -97,7 +102,39 @@ func (s *sampler) take() {
 }
 
 func addKind(a, b kindSample) kindSample {
-	return kindSample{rss: a.rss + b.rss, threads: a.threads + b.threads, n: a.n + b.n}
+	return kindSample{rss: a.rss + b.rss, threads: a.threads + b.threads, goroutines: a.goroutines + b.goroutines, n: a.n + b.n}
+}
+
+// readEnd returns the last n bytes of a file.
+func readEnd(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	b := make([]byte, min(n, fi.Size()))
+	k, _ := f.ReadAt(b, fi.Size()-int64(len(b)))
+	return string(b[:k])
+}
+
+// lastGoroutines reads the goroutines of the last stats line agentlsp
+// wrote in its stderr file (`msg="process stats" goroutines=N`).
+func lastGoroutines(path string) (int, bool) {
+	t := readEnd(path, 16<<10)
+	i := strings.LastIndex(t, `msg="process stats" goroutines=`)
+	if i < 0 {
+		return 0, false
+	}
+	rest := t[i+len(`msg="process stats" goroutines=`):]
+	if j := strings.IndexByte(rest, ' '); j >= 0 {
+		rest = rest[:j]
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
 }
 
 // MemoryRow is the memory of one kind of process after the warm-up.
@@ -117,12 +154,16 @@ type MemoryRow struct {
 	// MaxProcessSlope is the steepest slope of one process (agentlsp
 	// only: the other kinds' processes may be replaced by restarts).
 	MaxProcessSlope float64 `json:"max_process_slope_mb_per_min,omitempty"`
-	// Threads per process (agentlsp: from /proc, goroutines are not
-	// visible from outside), first, last and slope per minute.
+	// Threads per process (from /proc), first, last and slope per minute.
 	ThreadsFirst float64 `json:"threads_first"`
 	ThreadsLast  float64 `json:"threads_last"`
 	ThreadsSlope float64 `json:"threads_slope_per_min"`
-	Flat         bool    `json:"flat"`
+	// Goroutines per process (agentlsp only: its --stats lines), first,
+	// last and slope per minute; flat at maxGoroutineSlope or less.
+	GoroutinesFirst float64 `json:"goroutines_first,omitempty"`
+	GoroutinesLast  float64 `json:"goroutines_last,omitempty"`
+	GoroutinesSlope float64 `json:"goroutines_slope_per_min,omitempty"`
+	Flat            bool    `json:"flat"`
 	// Note says why Flat is not judged: the processes were restarted.
 	Note string `json:"note,omitempty"`
 }
@@ -160,10 +201,15 @@ func (s *sampler) memory(warmup time.Duration, flat float64, restarted []string)
 	return rows
 }
 
+// maxGoroutineSlope is the steepest goroutine count per process per
+// minute still called flat: the calls in flight come and go, a leak of one
+// per call would climb by hundreds.
+const maxGoroutineSlope = 5
+
 // kindRow summarizes one kind.
 func kindRow(kind string, samples []sample, flat float64) MemoryRow {
 	row := MemoryRow{Kind: kind}
-	var xs, rss, threads []float64
+	var xs, rss, threads, gor []float64
 	for _, smp := range samples {
 		k, ok := smp.kinds[kind]
 		if !ok || k.n == 0 {
@@ -173,6 +219,7 @@ func kindRow(kind string, samples []sample, flat float64) MemoryRow {
 		xs = append(xs, smp.min)
 		rss = append(rss, k.rss/float64(k.n))
 		threads = append(threads, float64(k.threads)/float64(k.n))
+		gor = append(gor, float64(k.goroutines)/float64(k.n))
 	}
 	row.Samples = len(xs)
 	if len(xs) == 0 {
@@ -184,11 +231,15 @@ func kindRow(kind string, samples []sample, flat float64) MemoryRow {
 	half := len(xs) / 2
 	row.LastHalfSlope = round2(slope(xs[half:], rss[half:]))
 	worst := math.Abs(row.SlopeMBPerMin)
+	goroutinesFlat := true
 	if kind == "agentlsp" {
 		row.MaxProcessSlope = round2(maxClientSlope(samples))
 		worst = math.Max(worst, math.Abs(row.MaxProcessSlope))
+		row.GoroutinesFirst, row.GoroutinesLast = round2(gor[0]), round2(gor[len(gor)-1])
+		row.GoroutinesSlope = round2(slope(xs, gor))
+		goroutinesFlat = math.Abs(row.GoroutinesSlope) <= maxGoroutineSlope
 	}
-	row.Flat = len(xs) >= 3 && worst <= flat
+	row.Flat = len(xs) >= 3 && worst <= flat && goroutinesFlat
 	return row
 }
 

@@ -55,17 +55,19 @@ func writeText(w io.Writer, rep *Report, show int) {
 
 func writeMemory(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "\nMemory after a %g s warm-up, sampled every %g s from /proc (per process: the mean over the kind's processes; "+
-		"threads are OS threads, goroutines are not visible from outside; flat: |slope| <= %g MB/min, for agentlsp also each process's):\n\n",
-		rep.Params.WarmupS, rep.Params.SampleEveryS, rep.Params.FlatMB)
-	fmt.Fprintln(w, "| process | at once | samples | RSS first MB | RSS last MB | slope MB/min | last half MB/min | steepest process MB/min | threads first | threads last | threads/min | flat |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+		"threads are OS threads; goroutines from agentlsp's own --stats lines; flat: |slope| <= %g MB/min, for agentlsp also each process's, "+
+		"and goroutines |slope| <= %d/min):\n\n",
+		rep.Params.WarmupS, rep.Params.SampleEveryS, rep.Params.FlatMB, maxGoroutineSlope)
+	fmt.Fprintln(w, "| process | at once | samples | RSS first MB | RSS last MB | slope MB/min | last half MB/min | steepest process MB/min | threads first | threads last | threads/min | goroutines first | goroutines last | goroutines/min | flat |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, m := range rep.Memory {
-		steep := "-"
+		steep, gor := "-", "- | - | -"
 		if m.Kind == "agentlsp" {
 			steep = fmt.Sprintf("%+.2f", m.MaxProcessSlope)
+			gor = fmt.Sprintf("%.1f | %.1f | %+.2f", m.GoroutinesFirst, m.GoroutinesLast, m.GoroutinesSlope)
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %+.2f | %+.2f | %s | %.1f | %.1f | %+.2f | %s |\n", m.Kind, m.Processes, m.Samples,
-			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, m.LastHalfSlope, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, cmp.Or(m.Note, yesNo(m.Flat)))
+		fmt.Fprintf(w, "| %s | %d | %d | %.1f | %.1f | %+.2f | %+.2f | %s | %.1f | %.1f | %+.2f | %s | %s |\n", m.Kind, m.Processes, m.Samples,
+			m.RSSFirstMB, m.RSSLastMB, m.SlopeMBPerMin, m.LastHalfSlope, steep, m.ThreadsFirst, m.ThreadsLast, m.ThreadsSlope, gor, cmp.Or(m.Note, yesNo(m.Flat)))
 	}
 }
 
