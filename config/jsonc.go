@@ -1,24 +1,25 @@
 package config
 
-// stripJSONC turns JSON with comments (// and /* */) and trailing commas
-// into JSON, in a new slice. Everything removed becomes a space (newlines
-// are kept), so that byte offsets, lines and columns stay those of the
-// original. Strings are left alone.
-func stripJSONC(data []byte) []byte {
-	out := make([]byte, len(data))
-	copy(out, data)
-	comma := -1 // a comma outside strings not yet followed by a value
+import "bytes"
+
+// BlankJSONC blanks the comments (// and /* */) of JSONC text, and its
+// trailing commas if commas, in a copy: with commas, the result is JSON.
+// Line breaks stay, so that offsets, lines and columns are those of text.
+// Strings are left alone.
+func BlankJSONC(text []byte, commas bool) []byte {
+	out := bytes.Clone(text)
+	comma := -1 // a comma not yet followed by a value
 	for i := 0; i < len(out); i++ {
 		switch c := out[i]; {
 		case c == '"':
-			i = skipString(out, i)
+			i = stringEnd(out, i)
 			comma = -1
 		case c == '/' && i+1 < len(out) && (out[i+1] == '/' || out[i+1] == '*'):
 			i = blankComment(out, i)
 		case c == ',':
 			comma = i
 		case c == '}' || c == ']':
-			if comma >= 0 {
+			if commas && comma >= 0 {
 				out[comma] = ' '
 			}
 			comma = -1
@@ -29,9 +30,9 @@ func stripJSONC(data []byte) []byte {
 	return out
 }
 
-// skipString returns the index of the quote that closes the string opened
-// at i, or the last index if it is not closed.
-func skipString(b []byte, i int) int {
+// stringEnd is the offset of the quote closing the string opened at i, or
+// the last offset.
+func stringEnd(b []byte, i int) int {
 	for i++; i < len(b); i++ {
 		switch b[i] {
 		case '\\':
@@ -43,23 +44,26 @@ func skipString(b []byte, i int) int {
 	return len(b) - 1
 }
 
-// blankComment blanks the comment starting at i and returns the index of
-// its last byte.
+// blankComment blanks the comment starting at i, keeping line breaks, and
+// returns the offset of its last byte.
 func blankComment(b []byte, i int) int {
-	block := b[i+1] == '*'
-	var prev byte
-	for j := i; j < len(b); j++ {
-		c := b[j]
-		if !block && c == '\n' {
-			return j - 1
+	if b[i+1] == '/' {
+		for ; i < len(b) && b[i] != '\n' && b[i] != '\r'; i++ {
+			b[i] = ' '
 		}
-		if c != '\n' {
+		return i - 1
+	}
+	end := len(b)
+	if j := bytes.Index(b[i+2:], []byte("*/")); j >= 0 {
+		end = i + 2 + j + 2
+	}
+	for j := i; j < end; j++ {
+		if b[j] != '\n' && b[j] != '\r' {
 			b[j] = ' '
 		}
-		if block && j >= i+3 && prev == '*' && c == '/' {
-			return j
-		}
-		prev = c
 	}
-	return len(b) - 1
+	return end - 1
 }
+
+// stripJSONC turns JSON with comments and trailing commas into JSON.
+func stripJSONC(data []byte) []byte { return BlankJSONC(data, true) }

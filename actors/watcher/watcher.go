@@ -1,13 +1,11 @@
 package watcher
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -288,84 +286,6 @@ func (a *watcherActor) enqueue(q *[]string, path string) {
 		return
 	}
 	*q = append(*q, path)
-}
-
-// record coalesces a change into the pending batch (at most
-// MaxPending paths; more are dropped and counted) and opens a
-// debounce window if none is open.
-func (a *watcherActor) record(path string, t messages.FileChangeType) {
-	prev, had := a.pending[path]
-	switch next, keep := coalesce(prev, had, t); {
-	case !had && len(a.pending) >= a.cfg.MaxPending:
-		a.dropped++
-		a.dropping++
-		a.lost = true // the batch cannot prove it is complete
-	case keep:
-		a.pending[path] = next
-	default:
-		delete(a.pending, path)
-	}
-	a.arm()
-}
-
-// coalesce folds change next into the pending change prev (had: there is
-// one) and says whether anything is left to report: created then changed
-// is created, created then deleted nothing, deleted then created changed,
-// changed then deleted deleted.
-func coalesce(prev messages.FileChangeType, had bool, next messages.FileChangeType) (messages.FileChangeType, bool) {
-	switch {
-	case !had:
-		return next, true
-	case prev == messages.FileCreated:
-		return messages.FileCreated, next != messages.FileDeleted
-	case next == messages.FileDeleted:
-		return messages.FileDeleted, true
-	}
-	return messages.FileChanged, true
-}
-
-// arm opens a debounce window unless one is open.
-func (a *watcherActor) arm() {
-	if a.timer != nil || a.flushDue {
-		return
-	}
-	gen, send := a.gen, a.send
-	a.timer = time.AfterFunc(a.cfg.Debounce, func() { send(&watchFlush{gen: gen}) })
-}
-
-// onFlush ends the debounce window. During a walk the flush waits for it,
-// so that a new directory and what it holds arrive in one batch.
-func (a *watcherActor) onFlush(ctx actor.Context) {
-	a.timer = nil
-	if a.walking {
-		a.flushDue = true
-		return
-	}
-	a.flush(ctx)
-}
-
-// flush sends the pending changes, sorted by path, as one FilesChanged,
-// and logs the changes dropped during the window.
-func (a *watcherActor) flush(ctx actor.Context) {
-	a.flushDue = false
-	if a.dropping > 0 {
-		a.cfg.Logger.Warn("watcher: too many changed paths at once; changes dropped",
-			"workspace", a.cfg.Workspace, "dropped", a.dropping, "maxPending", a.cfg.MaxPending)
-		a.dropping = 0
-	}
-	if len(a.pending) == 0 && len(a.barriers) == 0 || a.cfg.Target == nil {
-		clear(a.pending)
-		return
-	}
-	changes := make([]messages.FileChange, 0, len(a.pending))
-	for p, t := range a.pending {
-		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t})
-	}
-	clear(a.pending)
-	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
-	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
-		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush()})
-	a.barriers, a.lost = nil, false
 }
 
 // walkNext starts a walk of the queued directories unless one runs. Walks

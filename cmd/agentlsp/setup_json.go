@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentlsp/agentlsp/config"
 )
 
 // jsonField is one member of a jsonObject.
@@ -112,7 +114,7 @@ func (d *jsonDoc) clean(commas bool) []byte {
 	if !d.jsonc {
 		return d.text
 	}
-	return blankJSONC(d.text, commas)
+	return config.BlankJSONC(d.text, commas)
 }
 
 // newline is the document's line break.
@@ -312,7 +314,7 @@ func (d *jsonDoc) insert(clean []byte, span jsonSpan, key string, value any) err
 		return err
 	}
 	member := nl + indent + quoted + ": " + text
-	comma := trailingComma(blankJSONC(d.text, false), clean, last.valEnd, span.close)
+	comma := trailingComma(config.BlankJSONC(d.text, false), clean, last.valEnd, span.close)
 	at := last.valEnd
 	if comma >= 0 {
 		at = comma + 1

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -46,7 +47,7 @@ func decodeConfig(t *testing.T, file string) map[string]any {
 		return doc
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(blankJSONC(text, true), &doc); err != nil {
+	if err := json.Unmarshal(config.BlankJSONC(text, true), &doc); err != nil {
 		t.Fatalf("%s does not parse: %v\n%s", file, err, text)
 	}
 	return doc
