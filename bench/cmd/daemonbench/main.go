@@ -31,7 +31,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
@@ -39,18 +38,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
+
 	"github.com/agentlsp/agentlsp/bench/gomod"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil && err != flag.ErrHelp {
-		fmt.Fprintln(os.Stderr, "daemonbench:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchcmd.Main("daemonbench", run) }
 
 // options are the command's flags.
 type options struct {

@@ -27,12 +27,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/pprof"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 
 	"github.com/agentlsp/agentlsp/test/fakelsp"
 )
@@ -41,16 +41,7 @@ func main() {
 	if os.Getenv(fakeEnv) == "1" {
 		os.Exit(fakelsp.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "loadharness:", err)
-		os.Exit(1)
-	}
+	benchcmd.Main("loadharness", run)
 }
 
 // run parses args, runs every scenario and mode, and writes the report.

@@ -37,13 +37,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"strings"
 	"time"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 var (
@@ -62,22 +59,7 @@ var (
 	ErrUnresponsive = errors.New("mcpbench: child process did not exit")
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "mcpbench: ") {
-			msg = "mcpbench: " + msg
-		}
-		fmt.Fprintln(os.Stderr, msg)
-		os.Exit(1)
-	}
-}
+func main() { benchcmd.Main("mcpbench", run) }
 
 // run parses args, runs the phases and writes the report. It returns when
 // every child process is gone and the temporary directory removed.

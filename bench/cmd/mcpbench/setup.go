@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 // bench is one run's shared state: the temporary directory, the binaries,
@@ -45,7 +45,7 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *bench, cleanup fu
 	}
 	b = &bench{o: o, log: log, tmp: tmp, bin: o.agentlsp, config: filepath.Join(tmp, "agentlsp.json")}
 	if b.bin == "" {
-		if b.bin, err = build(ctx, tmp, log); err != nil {
+		if b.bin, err = benchcmd.BuildAgentlsp(ctx, "mcpbench", tmp, log); err != nil {
 			return nil, cleanup, err
 		}
 	}
@@ -57,19 +57,6 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *bench, cleanup fu
 		return nil, cleanup, err
 	}
 	return b, cleanup, nil
-}
-
-// build compiles agentlsp into dir.
-func build(ctx context.Context, dir string, log io.Writer) (string, error) {
-	bin := filepath.Join(dir, "agentlsp")
-	fmt.Fprintln(log, "mcpbench: building agentlsp...")
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("mcpbench: go build agentlsp (run inside the agentlsp module, or pass --agentlsp): %v\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // workspaces generates or locates the workspace, copies it for each

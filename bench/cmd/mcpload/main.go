@@ -44,13 +44,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 var (
@@ -61,22 +59,7 @@ var (
 	ErrInterrupted = errors.New("mcpload: interrupted")
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "mcpload: ") {
-			msg = "mcpload: " + msg
-		}
-		fmt.Fprintln(os.Stderr, msg)
-		os.Exit(1)
-	}
-}
+func main() { benchcmd.Main("mcpload", run) }
 
 // run parses args, runs the load and writes the report to stdout,
 // progress to stderr. It returns when every child process is gone and the

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 // loadTest is one run's shared state: the temporary directory, the binaries,
@@ -46,7 +47,7 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *loadTest, cleanup
 		return nil, cleanup, err
 	}
 	if b.bin == "" {
-		if b.bin, err = build(ctx, tmp, log); err != nil {
+		if b.bin, err = benchcmd.BuildAgentlsp(ctx, "mcpload", tmp, log); err != nil {
 			return nil, cleanup, err
 		}
 	}
@@ -63,19 +64,6 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *loadTest, cleanup
 		return nil, cleanup, err
 	}
 	return b, cleanup, nil
-}
-
-// build compiles agentlsp into dir.
-func build(ctx context.Context, dir string, log io.Writer) (string, error) {
-	bin := filepath.Join(dir, "agentlsp")
-	fmt.Fprintln(log, "mcpload: building agentlsp...")
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("mcpload: go build agentlsp (run inside the agentlsp module, or pass --agentlsp): %v\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // stderrSummary counts the ERROR lines and panics in the agentlsp
