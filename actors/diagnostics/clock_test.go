@@ -30,30 +30,53 @@ func publish(version int32, msgs ...string) *messages.PublishedDiagnostics {
 	return p
 }
 
-func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
+// clocked is the diagnostics actor on a fake clock, with a collector of
+// the edit results it sends.
+type clocked struct {
+	h         *actortest.Harness
+	clock     *lifecycle.FakeClock
+	diag      *actor.PID
+	collector *actor.PID
+	results   chan *messages.EditResult
+}
+
+func newClocked(t *testing.T) *clocked {
 	h := actortest.New(t)
-	clock := lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	diag := h.Sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{Clock: clock}))
-	h.Track(diag)
-	results := make(chan *messages.EditResult, 2)
-	collector := h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+	c := &clocked{h: h, clock: lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		results: make(chan *messages.EditResult, 4)}
+	c.diag = h.Sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{Clock: c.clock}))
+	h.Track(c.diag)
+	c.collector = h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		switch m := ctx.Message().(type) {
 		case *messages.EditResult:
-			results <- m
+			c.results <- m
 		case *messages.GetDiagnostics: // a barrier: everything sent before is in
 			ctx.Respond(true)
 		}
 	}))
-	h.Track(collector)
-	send := func(m any) { h.Sys.Root.Send(diag, m) }
-	await := func(m *messages.AwaitEdit) { h.Sys.Root.RequestWithCustomSender(diag, m, collector) }
-	released := func() bool {
-		h.Ask(diag, &messages.GetDiagnostics{}) // every earlier message handled
-		h.Ask(collector, &messages.GetDiagnostics{})
-		return len(results) > 0
-	}
+	h.Track(c.collector)
+	c.send(&messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateRunning})
+	return c
+}
 
-	send(&messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateRunning})
+func (c *clocked) send(m any) { c.h.Sys.Root.Send(c.diag, m) }
+
+// await sends an AwaitEdit answered to the collector.
+func (c *clocked) await(m *messages.AwaitEdit) {
+	c.h.Sys.Root.RequestWithCustomSender(c.diag, m, c.collector)
+}
+
+// released reports whether a result came, once every earlier message was
+// handled.
+func (c *clocked) released() bool {
+	c.h.Ask(c.diag, &messages.GetDiagnostics{})
+	c.h.Ask(c.collector, &messages.GetDiagnostics{})
+	return len(c.results) > 0
+}
+
+func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
+	c := newClocked(t)
+	clock, send, await, released, results := c.clock, c.send, c.await, c.released, c.results
 	send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
 	await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
 		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2}},
@@ -102,37 +125,18 @@ func TestSettleAndTimeoutOnFakeClock(t *testing.T) {
 // comes after the push or before it. One that began before the change
 // says nothing about it: the settle window stands.
 func TestDiagnosisEndCompletesAnEdit(t *testing.T) {
-	h := actortest.New(t)
-	clock := lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	diag := h.Sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{Clock: clock}))
-	h.Track(diag)
-	results := make(chan *messages.EditResult, 4)
-	collector := h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
-		switch m := ctx.Message().(type) {
-		case *messages.EditResult:
-			results <- m
-		case *messages.GetDiagnostics:
-			ctx.Respond(true)
-		}
-	}))
-	h.Track(collector)
-	send := func(m any) { h.Sys.Root.Send(diag, m) }
-	released := func() bool {
-		h.Ask(diag, &messages.GetDiagnostics{})
-		h.Ask(collector, &messages.GetDiagnostics{})
-		return len(results) > 0
-	}
+	c := newClocked(t)
+	clock, send, released, results := c.clock, c.send, c.released, c.results
 	progress := func(token, kind string, running int) *messages.Progress {
 		return &messages.Progress{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, Token: token, Kind: kind,
 			Title: "diagnosing changed files", Diagnosing: true, Diagnoses: running}
 	}
 	edit := func(id uint64, version int32) {
 		send(&messages.EditStarted{EditID: id, Session: "a", URI: fakeURI})
-		h.Sys.Root.RequestWithCustomSender(diag, &messages.AwaitEdit{EditID: id, Session: "a", URI: fakeURI,
+		c.await(&messages.AwaitEdit{EditID: id, Session: "a", URI: fakeURI,
 			Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: version, SentAt: clock.Now()}},
-			WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Hour}}, collector)
+			WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Hour}})
 	}
-	send(&messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateRunning})
 
 	// The push, then the end.
 	edit(1, 2)
