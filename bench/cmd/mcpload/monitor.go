@@ -51,22 +51,25 @@ type sampler struct {
 func (s *sampler) start(ctx context.Context, stop <-chan struct{}, interval time.Duration) {
 	s.done = make(chan struct{})
 	s.take()
-	// Samples until the run's calls stop; joined through s.done.
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				s.take()
-			}
+	go every(ctx, stop, interval, s.done, s.take) // joined through s.done
+}
+
+// every calls f every interval until stop is closed or ctx is done, then
+// closes done.
+func every(ctx context.Context, stop <-chan struct{}, interval time.Duration, done chan<- struct{}, f func()) {
+	defer close(done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
 		}
-	}()
+	}
 }
 
 // take records one sample.
@@ -286,22 +289,7 @@ type killEvent struct {
 
 func (k *killer) start(ctx context.Context, stop <-chan struct{}, interval time.Duration) {
 	k.done, k.kills = make(chan struct{}), map[string]int{}
-	// Kills until the run's calls stop; joined through k.done.
-	go func() {
-		defer close(k.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				k.killOne()
-			}
-		}
-	}()
+	go every(ctx, stop, interval, k.done, k.killOne) // joined through k.done
 }
 
 // killOne kills one running language server.
