@@ -60,6 +60,9 @@ func TestSmoke(t *testing.T) {
 	if rep.Check.Ratio <= 0 || rep.Cold.Ratio <= 0 || rep.Machine.Gopls == "" {
 		t.Errorf("report incomplete: check ratio %v, cold ratio %v, machine %+v", rep.Check.Ratio, rep.Cold.Ratio, rep.Machine)
 	}
+	if m := rep.Memory; m == nil || m.RawGopls <= 0 || m.Agentlsp <= 0 || m.AgentlspLSP <= 0 {
+		t.Errorf("peak memory not read: %+v", m)
+	}
 	for _, want := range []string{"| goToDefinition |", "| outgoingCalls |", "### Edit on disk", "### Cold start", "### One-shot check"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, stdout.String())

@@ -46,6 +46,7 @@ func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
 	if o.runs("edit") && b.orig != "" && o.edits > 0 {
 		rep.Edit = b.edits(ctx, raw, mcp)
 	}
+	rep.Memory = peaks(raw.cmd.Process.Pid, mcp.cmd.Process.Pid)
 	return ctx.Err()
 }
 

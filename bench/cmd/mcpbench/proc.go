@@ -150,3 +150,31 @@ func waitExit(cmd *exec.Cmd, done <-chan error, d time.Duration) error {
 		return fmt.Errorf("%w: %s (pid %d)", ErrUnresponsive, cmd.Path, cmd.Process.Pid)
 	}
 }
+
+// peaks reads the peak resident memory of raw gopls (and anything below
+// it) and of agentlsp and of the processes below it.
+func peaks(rawPID, mcpPID int) *MemoryResult {
+	m := &MemoryResult{RawGopls: peakOf(descendants(rawPID))}
+	tree := descendants(mcpPID)
+	m.Agentlsp = peakOf(tree[:min(1, len(tree))])
+	m.AgentlspLSP = peakOf(tree[min(1, len(tree)):])
+	return m
+}
+
+// peakOf sums the processes' VmHWM, in MiB.
+func peakOf(ps []proc) float64 {
+	var kib int
+	for _, p := range ps {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "status"))
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+				kib += n
+			}
+		}
+	}
+	return round2(float64(kib) / 1024)
+}

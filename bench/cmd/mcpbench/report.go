@@ -66,6 +66,14 @@ func writeText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "| agentlsp check | %.2f | %v | %s |\n", median(c.AgentlspMs), c.AgentlspMs, of(c.Agentlsp))
 		fmt.Fprintf(&b, "| ratio agentlsp / gopls | %.2f | | |\n", c.Ratio)
 	}
+	if m := r.Memory; m != nil {
+		b.WriteString("\n### Peak resident memory of the warm clients (VmHWM, MiB)\n\n| raw gopls | agentlsp | agentlsp's gopls | ratio (agentlsp and its gopls) / raw |\n|---|---|---|---|\n")
+		ratio := 0.0
+		if m.RawGopls > 0 {
+			ratio = round2((m.Agentlsp + m.AgentlspLSP) / m.RawGopls)
+		}
+		fmt.Fprintf(&b, "| %.1f | %.1f | %.1f | %.2f |\n", m.RawGopls, m.Agentlsp, m.AgentlspLSP, ratio)
+	}
 	b.WriteString(failures(r))
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -21,6 +21,8 @@ type Report struct {
 	Edit  *EditResult  `json:"edit,omitempty"`
 	Cold  *ColdResult  `json:"cold,omitempty"`
 	Check *CheckResult `json:"check,omitempty"`
+	// Memory is the peak resident memory of each warm client's processes.
+	Memory *MemoryResult `json:"memory,omitempty"`
 	// ElapsedS is the run's wall time.
 	ElapsedS float64 `json:"elapsed_s"`
 }
@@ -92,6 +94,15 @@ type ColdResult struct {
 	MCPMs []float64 `json:"mcp_ms"`
 	// Ratio is MCP median over raw median.
 	Ratio float64 `json:"ratio"`
+}
+
+// MemoryResult is the peak resident memory (VmHWM, MiB) of the warm
+// clients' processes, read when their phases ended: raw gopls, and
+// agentlsp with its gopls.
+type MemoryResult struct {
+	RawGopls    float64 `json:"raw_gopls_mib"`
+	Agentlsp    float64 `json:"agentlsp_mib"`
+	AgentlspLSP float64 `json:"agentlsp_gopls_mib"`
 }
 
 // CheckResult is `agentlsp check` against `gopls check` on a broken file.
