@@ -34,13 +34,14 @@ func (l Location) String() string { return fmt.Sprintf("%s:%d:%d", l.Path, l.Lin
 type View struct {
 	workspace string
 	texts     map[string]string
+	lines     map[string]*textpos.Lines // of texts, indexed when converted
 	cache     *Texts
 }
 
 // New returns a converter for one answer over workspace (absolute and
 // clean), reading files through cache (nil: none).
 func New(workspace string, cache *Texts) *View {
-	return &View{workspace: workspace, texts: make(map[string]string), cache: cache}
+	return &View{workspace: workspace, texts: make(map[string]string), lines: make(map[string]*textpos.Lines), cache: cache}
 }
 
 // Rel returns path relative to the workspace, or path itself outside it.
@@ -55,7 +56,10 @@ func (e *View) Rel(path string) string {
 // SetText gives the converter the text of a file as the servers have it
 // (after an Edit, which does not write to disk); otherwise files are read
 // from disk.
-func (e *View) SetText(path, text string) { e.texts[path] = text }
+func (e *View) SetText(path, text string) {
+	e.texts[path] = text
+	delete(e.lines, path)
+}
 
 // Text returns the text of a file inside the workspace as the editor view
 // sees it (SetText's, else the disk's, read once).
@@ -152,10 +156,17 @@ func (e *View) LocationOf(uri, path string, r messages.Range) Location {
 }
 
 func (e *View) point(path string, p messages.Position) (int, int) {
-	if text, err := e.Text(path); err == nil {
-		if l, c, err := textpos.ToEditor(text, int(p.Line), int(p.Character), textpos.UTF16); err == nil {
-			return l, c
+	lines := e.lines[path]
+	if lines == nil {
+		text, err := e.Text(path)
+		if err != nil {
+			return int(p.Line) + 1, int(p.Character) + 1
 		}
+		lines = textpos.NewLines(text)
+		e.lines[path] = lines
+	}
+	if l, c, err := lines.ToEditor(int(p.Line), int(p.Character), textpos.UTF16); err == nil {
+		return l, c
 	}
 	return int(p.Line) + 1, int(p.Character) + 1
 }

@@ -93,6 +93,12 @@ func ToEditor(text string, line, char int, from Encoding) (line1, col1 int, err 
 	if err != nil {
 		return 0, 0, err
 	}
+	return toEditor(s, line, char, from)
+}
+
+// toEditor converts char (in from units, clamped to the line) of line s,
+// which is line number line, to 1-based editor numbers.
+func toEditor(s string, line, char int, from Encoding) (line1, col1 int, err error) {
 	col, err := convert(s, min(char, Len(s, from)), from, UTF32, line+1)
 	if err != nil {
 		return 0, 0, err

@@ -37,6 +37,7 @@ func FuzzLine(f *testing.F) {
 	f.Add("", 0)
 	f.Fuzz(func(t *testing.T, text string, n int) {
 		got, err := Line(text, n)
+		checkLines(t, NewLines(text), text, n)
 		terminators := strings.Count(text, "\n") + strings.Count(text, "\r") - strings.Count(text, "\r\n")
 		valid := n >= 0 && n <= terminators
 		if valid != (err == nil) {

@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentlsp/agentlsp/textpos"
+)
+
+// An outline (documentSymbol) of a long file converts hundreds of LSP
+// positions of one text to editor columns. "scan" finds each line from
+// the start of the text (textpos.ToEditor); "indexed" indexes the lines
+// once (textpos.Lines, what the editor view does). One op is the outline
+// of a 1,000-line file: 250 symbols, 4 positions each.
+func BenchmarkOutlinePositions(b *testing.B) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "func f%d(x int) string { return fmt.Sprint(x, \"é\") } // %d\n", i, i)
+	}
+	text := sb.String()
+	convert := func(b *testing.B, outline func() func(line, char int) (int, int, error)) {
+		for b.Loop() {
+			to := outline()
+			for sym := range 250 {
+				line := sym * 4
+				for _, char := range []int{0, 5, 7, 60} {
+					if _, _, err := to(line, char); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	b.Run("scan", func(b *testing.B) {
+		convert(b, func() func(line, char int) (int, int, error) {
+			return func(line, char int) (int, int, error) { return textpos.ToEditor(text, line, char, textpos.UTF16) }
+		})
+	})
+	b.Run("indexed", func(b *testing.B) {
+		convert(b, func() func(line, char int) (int, int, error) {
+			lines := textpos.NewLines(text) // once per outline
+			return func(line, char int) (int, int, error) { return lines.ToEditor(line, char, textpos.UTF16) }
+		})
+	})
+}

@@ -1,0 +1,49 @@
+package textpos
+
+import "strings"
+
+// Lines is a text with its line starts indexed once, for converting many
+// positions in one text: each conversion costs the length of its line,
+// not of the text before it (a document's outline converts hundreds).
+type Lines struct {
+	text  string
+	start []int // byte offset of each line; one more line than terminators
+}
+
+// NewLines indexes text's lines, with the terminators Line takes.
+func NewLines(text string) *Lines {
+	l := &Lines{text: text, start: []int{0}}
+	for i := 0; ; {
+		j := strings.IndexAny(text[i:], "\r\n")
+		if j < 0 {
+			return l
+		}
+		i += j + terminatorLen(text, i+j)
+		l.start = append(l.start, i)
+	}
+}
+
+// Line returns line n (0-based) without its terminator, with Line's
+// errors.
+func (l *Lines) Line(n int) (string, error) {
+	if n < 0 || n >= len(l.start) {
+		return Line(l.text, n) // the error, as Line words it
+	}
+	s := l.text[l.start[n]:]
+	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
+		s = s[:j]
+	}
+	return s, nil
+}
+
+// ToEditor is ToEditor on the indexed text.
+func (l *Lines) ToEditor(line, char int, from Encoding) (line1, col1 int, err error) {
+	if char < 0 {
+		return 0, 0, errorf(ErrNegative, "negative character %d", char)
+	}
+	s, err := l.Line(line)
+	if err != nil {
+		return 0, 0, err
+	}
+	return toEditor(s, line, char, from)
+}
