@@ -161,3 +161,37 @@ func TestWorkspaceThroughASymlink(t *testing.T) {
 		t.Errorf("a path through the workspace's symlink: %v", err)
 	}
 }
+
+// TestEditReportsWhatTheSessionWasNotTold: an agent writes its change to
+// disk and the runtime takes it from there first (another session's call
+// synced it and got its diagnostics); the agent's Edit of that same text
+// still reports the text's error, which this session was never told.
+func TestEditReportsWhatTheSessionWasNotTold(t *testing.T) {
+	rt, ws, _ := fakeRuntime(t)
+	agent, other := rt.Session("agent"), rt.Session("other")
+	main := filepath.Join(ws, "main.py")
+	base, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if res, err := agent.Edit(ctx, main, string(base)); err != nil || res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 0 {
+		t.Fatalf("first Edit = %+v, %v", res, err)
+	}
+	broken := string(base) + "x # ERROR: written to disk first\n"
+	if err := os.WriteFile(main, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := other.Diagnostics(ctx, []string{main})
+	if err != nil || len(seen[0].Diagnostics) != 1 {
+		t.Fatalf("the other session's Diagnostics = %+v, %v; want the error on disk", seen, err)
+	}
+	res, err := agent.Edit(ctx, main, broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 1 ||
+		res.Files[0].Diagnostics[0].Message != "written to disk first" {
+		t.Errorf("Edit of the text already on the servers = %s %+v, want its error", res.Status, res.Files[0])
+	}
+}

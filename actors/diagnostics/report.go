@@ -35,7 +35,7 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	cur, servers, dropped := a.store.Merged(e.URI, a.store.Get)
 	cur = dedup.FilterSeverity(cur, minSev)
 	if !req.All {
-		base, _, _ := a.store.Merged(e.URI, a.baseline(e))
+		base, _, _ := a.store.Merged(e.URI, a.toldBefore(e))
 		cur, _, _ = dedup.Delta(dedup.FilterSeverity(base, minSev), cur)
 	}
 	dedup.Sort(cur)
@@ -62,6 +62,21 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 // baseline looks entries up as they were when e started.
 func (a *diagnosticsActor) baseline(e *edits.Edit) func(store.Key) store.Entry {
 	return func(k store.Key) store.Entry { return a.store.At(k, e.StartSeq) }
+}
+
+// toldBefore is the edited file's baseline: entries as they were when e
+// started or, if earlier, at the session's previous answer. What reached
+// the servers between the two (the same text taken from disk first, or
+// another session's change) was never shown to this session, so it is new
+// to it.
+func (a *diagnosticsActor) toldBefore(e *edits.Edit) func(store.Key) store.Entry {
+	seq := e.StartSeq
+	if e.Session != "" {
+		if told := a.session(e.Session).answeredSeq; told > 0 && told < seq {
+			seq = told
+		}
+	}
+	return func(k store.Key) store.Entry { return a.store.At(k, seq) }
 }
 
 // editStatus is the worst status of the edit's servers, with the reasons.
