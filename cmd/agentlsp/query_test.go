@@ -9,6 +9,10 @@ import (
 // (31 characters): Greeting starts at column 14 (after a tab and
 // "fmt.Println("); it is declared at 6:6 ("func Greeting") and main at 10:6.
 
+// indexingNote is what query writes on stderr for an answer given while a
+// server reported work in progress.
+const indexingNote = "agentlsp: note: a server was still starting or indexing; the answer may be incomplete\n"
+
 func TestQueryGopls(t *testing.T) {
 	ws := goWorkspace(t, nil)
 	tests := []struct {
@@ -49,7 +53,10 @@ func TestQueryGopls(t *testing.T) {
 		args := append([]string{"query", "--workspace", ws}, tt.args...)
 		stdout, stderr, code := cli(t, args...)
 		wantExit(t, args, code, exitOK, stdout, stderr)
-		if stdout != tt.want || stderr != "" {
+		// A fresh gopls may still report work in progress when it answers
+		// (on a loaded machine it does): the note says so, the answer
+		// must be complete all the same.
+		if stdout != tt.want || (stderr != "" && stderr != indexingNote) {
 			t.Errorf("agentlsp %s: stdout\n%s\nstderr %q\nwant stdout\n%s", strings.Join(tt.args, " "), stdout, stderr, tt.want)
 		}
 	}
