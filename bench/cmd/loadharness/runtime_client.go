@@ -30,8 +30,14 @@ func newRuntimeClient(ctx context.Context, spec serverSpec, dir string, sessions
 		n = sessions
 	}
 	for range n {
+		// The shared runtime watches the workspace, as agentlsp does by
+		// default: its freshness barrier is then nearly free. Without a
+		// watcher every call compares the stamps of all open documents
+		// with the disk. One runtime per session would mean one inotify
+		// instance each (the usual limit is 128 per user): those do not
+		// watch.
 		rt, err := agentlsp.Start(ctx, agentlsp.Config{
-			Workspace: dir, Registry: config.RegistryOf(spec.def.Clone()), NoWatch: true,
+			Workspace: dir, Registry: config.RegistryOf(spec.def.Clone()), NoWatch: perSession,
 			Settle: settle, DiagnosticsTimeout: diagTimeout,
 		})
 		if err != nil {
