@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -176,4 +177,39 @@ func TestDiagnosisEndCompletesAnEdit(t *testing.T) {
 	}
 	clock.Advance(100 * time.Millisecond)
 	testenv.Eventually(t, 10*time.Second, "released at the end of the settle window", released)
+}
+
+// A server that crashed and is starting again: an answer that times out
+// meanwhile names the crash (it is not "still starting", as if nothing
+// happened), until the server publishes again.
+func TestTimeoutAfterACrashNamesIt(t *testing.T) {
+	c := newClocked(t)
+	crash := &messages.StateChanged{ServerID: "s", Root: "/r", State: messages.StateError,
+		Err: errors.New("server process exited: fatal: no config")}
+	timedOut := func(id uint64) *messages.EditResult {
+		c.send(&messages.EditStarted{EditID: id, Session: "a", URI: fakeURI})
+		c.await(&messages.AwaitEdit{EditID: id, Session: "a", URI: fakeURI,
+			Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: int32(id)}},
+			WaitOptions: messages.WaitOptions{Timeout: time.Second}})
+		if c.released() {
+			t.Fatal("released at once")
+		}
+		c.clock.Advance(time.Second)
+		testenv.Eventually(t, 10*time.Second, "released at its timeout", c.released)
+		return <-c.results
+	}
+	for _, state := range []messages.ServerState{messages.StateError, messages.StateStarting, messages.StateRunning} {
+		c.send(crash)
+		if state != messages.StateError {
+			c.send(&messages.StateChanged{ServerID: "s", Root: "/r", State: state})
+		}
+		r := timedOut(uint64(state) + 1)
+		if r.Status != messages.StatusNotReady || !strings.Contains(r.Files[0].Detail, "fatal: no config") {
+			t.Errorf("%s after a crash: answer %s %q, want not_ready naming the crash", state, r.Status, r.Files[0].Detail)
+		}
+	}
+	c.send(publish(1)) // it serves again
+	if r := timedOut(10); strings.Contains(r.Files[0].Detail, "crash") {
+		t.Errorf("after a publish: answer %s %q still names the crash", r.Status, r.Files[0].Detail)
+	}
 }

@@ -79,6 +79,9 @@ type serverView struct {
 	broken   bool
 	indexing bool
 	err      error
+	// crash is why the server last crashed, kept through its restart
+	// until it publishes again (nil: it has not crashed since).
+	crash error
 	// versioned: the server has sent a push with a document version, so a
 	// push without one is not about an open document's current text.
 	versioned bool
@@ -214,6 +217,9 @@ func (a *diagnosticsActor) server(k messages.ServerKey) *serverView {
 func (a *diagnosticsActor) onState(ctx actor.Context, m *messages.StateChanged) {
 	v := a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root})
 	v.state, v.broken, v.err = m.State, m.Broken, m.Err
+	if m.State == messages.StateError && m.Err != nil {
+		v.crash = m.Err
+	}
 	if m.State != messages.StateRunning {
 		v.indexing = false
 	}
@@ -236,6 +242,7 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 	if m.HasVersion && !m.Pulled {
 		a.server(server).versioned = true
 	}
+	a.server(server).crash = nil // it serves again
 	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled,
 		&store.Published{Version: m.Version, HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped})
 	a.edits.Each(func(e *edits.Edit) {

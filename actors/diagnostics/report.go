@@ -115,6 +115,8 @@ func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut str
 		return messages.StatusFresh, ""
 	case v.state == messages.StateError:
 		return messages.StatusNotReady, "the server crashed and is starting again; " + timedOut + "; " + errText(v.err)
+	case v.crash != nil:
+		return messages.StatusNotReady, "the server crashed and was started again, nothing from it since; " + timedOut + "; " + errText(v.crash)
 	case v.state == messages.StateStarting || v.indexing:
 		return messages.StatusNotReady, "still starting or indexing; " + timedOut
 	case !en.Empty() && en.Latest() < w.Version:
