@@ -103,31 +103,56 @@ func (a *diagnosticsActor) onDiskChanged(ctx actor.Context, m *messages.FilesCha
 	}
 }
 
+// maxReasons bounds the changes an answer names for one file changed
+// meanwhile; the rest are counted.
+const maxReasons = 4
+
 // attribute says whether an error that appeared in uri while e waited is
-// e's: "" when it is, else the changes that could have made it (or why
-// not e).
+// e's: none when it is, else the changes that could have made it (or why
+// not e), the first maxReasons named and the rest counted.
 func (a *diagnosticsActor) attribute(e *edits.Edit, uri string) []string {
 	path := paths.FromURI(uri)
 	var why []string
-	if e.Reach != nil && e.Reach.Reaches(path) == reach.No {
-		why = append(why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
+	more := 0
+	add := func(reason func() string) {
+		if len(why) < maxReasons {
+			why = append(why, reason())
+		} else {
+			more++
+		}
+	}
+	unreachable := e.Reach != nil && e.Reach.Reaches(path) == reach.No
+	if unreachable {
+		add(func() string { return "not reachable from " + filepath.Base(paths.FromURI(e.URI)) })
 	}
 	for _, o := range a.edits.Overlapping(e) {
 		if o.Session == e.Session && o.URI == e.URI {
 			continue // the same change, tried again
 		}
 		if o.Reach == nil || o.Reach.Reaches(path) != reach.No {
-			why = append(why, fmt.Sprintf("session %s's edit of %s", o.Session, filepath.Base(paths.FromURI(o.URI))))
+			add(func() string {
+				return fmt.Sprintf("session %s's edit of %s", o.Session, filepath.Base(paths.FromURI(o.URI)))
+			})
 		}
 	}
 	since := e.Started.Add(-overlapLookback)
 	for _, d := range a.disk {
 		if !d.at.Before(since) && (d.reach == nil || d.reach.Reaches(path) != reach.No) {
-			why = append(why, "a change on disk to "+d.path)
+			add(func() string { return "a change on disk to " + d.path })
 		}
 	}
-	if len(why) == 1 && e.Reach != nil && e.Reach.Reaches(path) == reach.No {
+	if more > 0 {
+		why = append(why, fmt.Sprintf("and %d more %s", more, plural(more, "change")))
+	}
+	if len(why) == 1 && unreachable {
 		why = append(why, "cause unknown")
 	}
 	return why
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }

@@ -2,6 +2,7 @@ package diagnostics_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -213,3 +214,38 @@ func TestTimeoutAfterACrashNamesIt(t *testing.T) {
 		t.Errorf("after a publish: answer %s %q still names the crash", r.Status, r.Files[0].Detail)
 	}
 }
+
+// An error that appeared in another file while many changes overlapped the
+// edit is reported as changed meanwhile, naming the first few changes and
+// counting the rest.
+func TestMeanwhileNamesAFewChanges(t *testing.T) {
+	c := newClocked(t)
+	c.send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
+	var changes []messages.FileChange
+	for i := range maxNamed + 2 {
+		changes = append(changes, messages.FileChange{Path: fmt.Sprintf("/r/disk%d.go", i)})
+	}
+	c.send(&messages.FilesChanged{Workspace: "/r", Changes: changes})
+	other := publish(1, "broken meanwhile")
+	other.URI = "file:///r/b.go"
+	c.send(other)
+	c.await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
+		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2}},
+		WaitOptions: messages.WaitOptions{Timeout: time.Second}})
+	c.send(publish(2))
+	c.released() // everything sent is handled, the timers are set
+	c.clock.Advance(time.Second)
+	testenv.Eventually(t, 10*time.Second, "edit released", c.released)
+	r := <-c.results
+	if len(r.Meanwhile) != 1 {
+		t.Fatalf("meanwhile = %+v, want b.go", r.Meanwhile)
+	}
+	why := r.Meanwhile[0].ChangedBy
+	if len(why) != maxNamed+1 || why[0] != "a change on disk to /r/disk0.go" || why[maxNamed] != "and 2 more changes" {
+		t.Errorf("changed by %q, want %d changes named and 2 counted", why, maxNamed)
+	}
+}
+
+// maxNamed is the diagnostics actor's bound on the changes named for one
+// file.
+const maxNamed = 4

@@ -52,6 +52,7 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("report lacks a phase: edit %v, cold %v, check %v", rep.Edit, rep.Cold, rep.Check)
 	}
 	checkSide(t, "edit raw", rep.Edit.Raw, 2)
+	checkSide(t, "edit raw, end of the diagnosis", rep.Edit.RawDone, 2)
 	checkSide(t, "edit mcp", rep.Edit.MCP, 2)
 	checkSide(t, "cold raw", rep.Cold.Raw, 1)
 	checkSide(t, "cold mcp", rep.Cold.MCP, 1)

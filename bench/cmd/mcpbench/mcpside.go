@@ -200,10 +200,11 @@ func (m *mcpSide) edit(ctx context.Context, path, text string, t target, want bo
 	return d, checkDiagnostics(a, t, want)
 }
 
-// checkDiagnostics checks a diagnostics answer for the caller.
+// checkDiagnostics checks a diagnostics answer for the caller: the first
+// file is the one asked about (other files the change broke follow it).
 func checkDiagnostics(a diagAnswer, t target, want bool) error {
-	if len(a.Files) != 1 {
-		return fmt.Errorf("%w: diagnostics: %d files, want 1", ErrWrong, len(a.Files))
+	if len(a.Files) == 0 || a.Files[0].Path != t.Call.Path {
+		return fmt.Errorf("%w: diagnostics: the answer does not begin with %s (%d files)", ErrWrong, t.Call.Path, len(a.Files))
 	}
 	f := a.Files[0]
 	if f.Status != "fresh" {

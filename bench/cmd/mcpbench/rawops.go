@@ -159,37 +159,45 @@ func (s *rawSide) firstDefinition(ctx context.Context, t target) (loc, error) {
 
 // edit writes text to path on disk, sends it to gopls, and waits for a
 // publication of the caller that shows an error on the call's line (want)
-// or none there (!want). It returns the time from the write to that
-// publication, and ErrWrong when none came within timeout.
-func (s *rawSide) edit(ctx context.Context, path, text string, t target, want bool, timeout time.Duration) (time.Duration, error) {
+// or none there (!want), then for the end of gopls's diagnosis of the
+// change (every finding published). It returns the time from the write to
+// that publication and to that end, and ErrWrong when either did not come
+// within timeout (done is then 0).
+func (s *rawSide) edit(ctx context.Context, path, text string, t target, want bool, timeout time.Duration) (shown, done time.Duration, err error) {
 	s.mu.Lock()
 	after := s.seq
 	s.mu.Unlock()
 	start := time.Now()
 	if err := writeFile(s.abs(path), text); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := s.change(path, text); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	uri := s.uri(t.Call.Path)
 	for {
 		s.mu.Lock()
-		ok := s.showsSince(uri, after, t.Call.Line-1, want)
+		if shown == 0 && s.showsSince(uri, after, t.Call.Line-1, want) {
+			shown = time.Since(start)
+		}
+		ended, ok := s.diagnosedSince(start)
 		changed := s.changed
 		s.mu.Unlock()
-		if ok {
-			return time.Since(start), nil
+		if shown > 0 && ok {
+			return shown, max(ended.Sub(start), shown), nil
 		}
 		select {
 		case <-changed:
 		case <-deadline.C:
-			return time.Since(start), fmt.Errorf("%w: no publication of %s with want-error=%v on line %d within %v",
+			if shown > 0 {
+				return shown, 0, fmt.Errorf("%w: gopls did not end a diagnosis of the change within %v", ErrWrong, timeout)
+			}
+			return time.Since(start), 0, fmt.Errorf("%w: no publication of %s with want-error=%v on line %d within %v",
 				ErrWrong, t.Call.Path, want, t.Call.Line, timeout)
 		case <-ctx.Done():
-			return time.Since(start), ctx.Err()
+			return time.Since(start), 0, ctx.Err()
 		}
 	}
 }

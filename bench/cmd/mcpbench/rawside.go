@@ -17,8 +17,11 @@ import (
 // (lspclient.go), with the same settings agentlsp gives it.
 
 // goplsSettings are the settings agentlsp's built-in gopls definition
-// sends (config/builtin.go), so both servers do the same work.
-var goplsSettings = map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace"}}
+// sends (config/builtin.go), so both servers do the same work; with
+// verboseWorkDoneProgress gopls reports a "diagnosing" work around each
+// diagnosis, whose end the raw client records as agentlsp waits for it.
+var goplsSettings = map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace",
+	"verboseWorkDoneProgress": true}}
 
 // rawSide is one gopls process and its connection. Safe for concurrent
 // use, although the benchmark calls it from one goroutine.
@@ -37,8 +40,14 @@ type rawSide struct {
 	version map[string]int
 	pubs    map[string][]publication // by URI, the last few
 	seq     int64
-	changed chan struct{} // closed and replaced on every publication
+	changed chan struct{} // closed and replaced on every publication and diagnosis end
+
+	diagnosing map[string]time.Time // "diagnosing" works in flight: begin time by token
+	diagnosed  []diagnosis          // the last few that ended
 }
+
+// diagnosis is one of gopls's "diagnosing" works: its begin and end.
+type diagnosis struct{ began, ended time.Time }
 
 // publication is one publishDiagnostics, numbered in arrival order.
 type publication struct {
@@ -66,7 +75,8 @@ func startRaw(ctx context.Context, gopls, root, tmp string, timeout time.Duratio
 	}
 	cmd.Dir = root
 	s := &rawSide{root: root, timeout: timeout, cmd: cmd, stderr: stderr, exited: make(chan error, 1), texts: map[string]string{},
-		version: map[string]int{}, pubs: map[string][]publication{}, changed: make(chan struct{})}
+		version: map[string]int{}, pubs: map[string][]publication{}, changed: make(chan struct{}),
+		diagnosing: map[string]time.Time{}}
 	inW, outR, err := spawn(cmd)
 	if err != nil {
 		stderr.Close()
@@ -192,8 +202,12 @@ func (s *rawSide) onRequest(method string, params json.RawMessage) any {
 	return out
 }
 
-// onNotify records publishDiagnostics.
+// onNotify records publishDiagnostics and gopls's diagnoses.
 func (s *rawSide) onNotify(method string, params json.RawMessage) {
+	if method == "$/progress" {
+		s.onProgress(params)
+		return
+	}
 	if method != "textDocument/publishDiagnostics" {
 		return
 	}
@@ -318,4 +332,45 @@ func fileURI(path string) string {
 func isExitError(err error) bool {
 	_, ok := err.(*exec.ExitError)
 	return ok
+}
+
+// onProgress records the begin and end of gopls's "diagnosing" works.
+func (s *rawSide) onProgress(params json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+		Value struct {
+			Kind  string `json:"kind"`
+			Title string `json:"title"`
+		} `json:"value"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	now := time.Now()
+	token := string(p.Token)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch began, ok := s.diagnosing[token]; {
+	case p.Value.Kind == "begin" && strings.HasPrefix(p.Value.Title, "diagnosing"):
+		s.diagnosing[token] = now
+	case p.Value.Kind == "end" && ok:
+		delete(s.diagnosing, token)
+		s.diagnosed = append(s.diagnosed, diagnosis{began: began, ended: now})
+		if len(s.diagnosed) > 16 {
+			s.diagnosed = s.diagnosed[len(s.diagnosed)-16:]
+		}
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+}
+
+// diagnosedSince reports whether a diagnosis that began at or after t has
+// ended, and when. Called with mu.
+func (s *rawSide) diagnosedSince(t time.Time) (time.Time, bool) {
+	for _, d := range s.diagnosed {
+		if !d.began.Before(t) {
+			return d.ended, true
+		}
+	}
+	return time.Time{}, false
 }

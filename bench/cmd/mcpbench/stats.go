@@ -83,7 +83,10 @@ type Side struct {
 // EditResult is edit on disk to fresh diagnostics.
 type EditResult struct {
 	Raw Side `json:"raw"`
-	MCP Side `json:"mcp"`
+	// RawDone is the raw client's time to the end of gopls's diagnosis of
+	// the change: every finding published, what agentlsp waits for.
+	RawDone Side `json:"raw_diagnosis_end"`
+	MCP     Side `json:"mcp"`
 }
 
 // ColdResult is process start to the first correct goToDefinition.
