@@ -62,6 +62,9 @@ func isolate(t *testing.T) bool {
 }
 
 // TestMain runs the re-executed roles, or the tests with leak checks.
+// TestMain runs the fake daemon and client roles, or the tests, then
+// checks for leaked goroutines (goleak, through testenv.Main), child
+// processes and actors.
 func TestMain(m *testing.M) {
 	switch os.Getenv(roleEnv) {
 	case "daemon":

@@ -12,6 +12,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak, through
+// testenv.Main), child processes and actors.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // A view reads each file once; the cache its runtime's views share gives

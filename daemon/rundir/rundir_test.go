@@ -12,6 +12,8 @@ import (
 )
 
 // TestMain checks for leaked goroutines and processes (testenv.Main).
+// TestMain checks, after the tests, for leaked goroutines (goleak, through
+// testenv.Main), child processes and actors.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // files returns the files of a daemon in a fresh runtime directory.

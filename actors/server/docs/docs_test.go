@@ -11,6 +11,8 @@ import (
 	"github.com/agentlsp/agentlsp/textpos"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak, through
+// testenv.Main), child processes and actors.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 func TestStoreVersionsAndSeq(t *testing.T) {

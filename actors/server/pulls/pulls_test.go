@@ -9,6 +9,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak, through
+// testenv.Main), child processes and actors.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 func full(msgs ...string) pulls.Report {
