@@ -61,7 +61,6 @@ func isolate(t *testing.T) bool {
 	return false
 }
 
-// TestMain runs the re-executed roles, or the tests with leak checks.
 // TestMain runs the fake daemon and client roles, or the tests, then
 // checks for leaked goroutines (goleak, through testenv.Main), child
 // processes and actors.
