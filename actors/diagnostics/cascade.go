@@ -67,11 +67,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	if maxFiles <= 0 || e.Session == "" {
 		return nil
 	}
-	sess := a.session(e.Session)
-	since := e.StartSeq
-	if sess.answeredSeq > 0 && sess.answeredSeq < since {
-		since = sess.answeredSeq
-	}
+	sess, since := a.session(e.Session), a.toldSince(e)
 	mine := make(map[messages.ServerKey]bool, len(e.Waits))
 	for _, w := range e.Waits {
 		mine[w.ServerKey] = true

@@ -70,13 +70,21 @@ func (a *diagnosticsActor) baseline(e *edits.Edit) func(store.Key) store.Entry {
 // another session's change) was never shown to this session, so it is new
 // to it.
 func (a *diagnosticsActor) toldBefore(e *edits.Edit) func(store.Key) store.Entry {
+	seq := a.toldSince(e)
+	return func(k store.Key) store.Entry { return a.store.At(k, seq) }
+}
+
+// toldSince is the store's write count from which changes are new to e's
+// session: when e started or, if earlier, at the session's previous
+// answer.
+func (a *diagnosticsActor) toldSince(e *edits.Edit) uint64 {
 	seq := e.StartSeq
 	if e.Session != "" {
 		if told := a.session(e.Session).answeredSeq; told > 0 && told < seq {
 			seq = told
 		}
 	}
-	return func(k store.Key) store.Entry { return a.store.At(k, seq) }
+	return seq
 }
 
 // editStatus is the worst status of the edit's servers, with the reasons.
