@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 // The sampler measures a mode from outside the code under test: this
@@ -113,26 +115,14 @@ func (s *sampler) sample() {
 }
 
 // selfRSSMB is this process's resident set (VmRSS) in MiB.
-func selfRSSMB() float64 { return statusKB("VmRSS:") / 1024 }
+func selfRSSMB() float64 { return statusKB("VmRSS") / 1024 }
 
 // selfHWMMB is this process's peak resident set (VmHWM) in MiB.
-func selfHWMMB() float64 { return statusKB("VmHWM:") / 1024 }
+func selfHWMMB() float64 { return statusKB("VmHWM") / 1024 }
 
 func statusKB(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	i := bytes.Index(b, []byte(field))
-	if i < 0 {
-		return 0
-	}
-	line := b[i+len(field):]
-	if j := bytes.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	kb, _ := strconv.ParseFloat(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(line), []byte("kB")))), 64)
-	return kb
+	v, _ := benchcmd.ProcStatus("self", field)
+	return v[field]
 }
 
 var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}

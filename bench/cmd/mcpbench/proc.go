@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 // Child processes: every command this tool starts leads its own process
@@ -163,18 +165,10 @@ func peaks(rawPID, mcpPID int) *MemoryResult {
 
 // peakOf sums the processes' VmHWM, in MiB.
 func peakOf(ps []proc) float64 {
-	var kib int
+	var kib float64
 	for _, p := range ps {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "status"))
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(b)) {
-			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-				n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-				kib += n
-			}
-		}
+		v, _ := benchcmd.ProcStatus(strconv.Itoa(p.pid), "VmHWM")
+		kib += v["VmHWM"]
 	}
-	return round2(float64(kib) / 1024)
+	return round2(kib / 1024)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 )
 
 // Processes, seen from outside through /proc: every agentlsp child gets a
@@ -111,25 +113,8 @@ func kindOf(p procInfo) string {
 
 // status reads VmRSS (in MB) and Threads from /proc/PID/status.
 func status(pid int) (rssMB float64, threads int, ok bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
-	if err != nil {
-		return 0, 0, false
-	}
-	for line := range strings.Lines(string(b)) {
-		k, v, _ := strings.Cut(line, ":")
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		switch k {
-		case "VmRSS":
-			kb, _ := strconv.ParseFloat(f[0], 64)
-			rssMB = kb / 1024
-		case "Threads":
-			threads, _ = strconv.Atoi(f[0])
-		}
-	}
-	return rssMB, threads, true
+	v, ok := benchcmd.ProcStatus(strconv.Itoa(pid), "VmRSS", "Threads")
+	return v["VmRSS"] / 1024, int(v["Threads"]), ok
 }
 
 // tracker remembers every process of the run it was shown, and the
