@@ -8,8 +8,10 @@ import (
 
 // recorder appends received messages to the --record file, one JSON line
 // per message, each written with one write call on a file opened with
-// O_APPEND, so a concurrent reader sees whole lines. It is used by the read
-// loop only. A nil file records nothing.
+// O_APPEND, so lines never interleave; a concurrent reader can still see
+// the start of the line being written and must wait for its newline
+// (testenv.Records does). It is used by the read loop only. A nil file
+// records nothing.
 type recorder struct {
 	f *os.File
 }

@@ -4,7 +4,6 @@
 package testenv
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -160,23 +159,24 @@ type Record struct {
 }
 
 // Records reads the fake server's record file; a missing file is empty.
+// Only whole lines count: a reader racing the fake's write of a line can
+// see the start of it (a write to a regular file is not atomic for a
+// concurrent read), and a line is whole once its newline is there.
 func Records(t testing.TB, path string) []Record {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil
 	}
 	if err != nil {
-		t.Fatalf("open record: %v", err)
+		t.Fatalf("read record: %v", err)
 	}
-	defer f.Close()
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
 	var out []Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for sc.Scan() {
+	for line := range bytes.Lines(data) {
 		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("record line %q: %v", sc.Text(), err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("record line %q: %v", line, err)
 		}
 		out = append(out, r)
 	}
