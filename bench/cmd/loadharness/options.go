@@ -36,6 +36,7 @@ type options struct {
 	jsonPath    string
 	workdir     string
 	gopls       string
+	module      string
 	repeat      int
 	cpuprofile  string
 	memprofile  string
@@ -67,6 +68,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.workdir, "workdir", "", "generate the workspace here (default: a temporary directory, removed)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (this process) to this `file`")
 	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the whole run (this process) to this `file`")
+	fs.StringVar(&o.module, "module", "", "gopls: edit a copy of this real Go `module` instead of a generated one (--files files of it, in different packages; --roots and --packages do not apply)")
 	fs.StringVar(&o.gopls, "gopls", "", "gopls binary (default: the agentlsp server cache, then PATH)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -84,6 +86,10 @@ func (o *options) check() error {
 		return fmt.Errorf("--server %q: want fake or gopls", o.server)
 	case o.sessions < 1 || o.roots < 1 || o.files < o.roots || o.ops < 1 || o.navsPerEdit < 0 || o.lines < 1 || o.repeat < 1:
 		return errors.New("--sessions, --roots, --ops, --lines and --repeat must be positive, --files at least --roots")
+	case o.module != "" && o.server != "gopls":
+		return errors.New("--module needs --server gopls")
+	case o.module != "" && o.roots != 1:
+		return errors.New("--module is one root: leave --roots at 1")
 	case o.server == "gopls" && o.packages < o.roots:
 		return errors.New("--packages must be at least --roots")
 	case len(o.modes) == 0:
@@ -151,6 +157,10 @@ func (o *options) setup(dir string, sc scenario) (serverSpec, *workload, error) 
 		if err != nil {
 			return spec, nil, err
 		}
+		if o.module != "" {
+			w, err := moduleWorkload(o.module, sub, o.files)
+			return spec, w, err
+		}
 		w, err := goWorkload(sub, o.roots, o.packages, o.files, o.lines)
 		return spec, w, err
 	}
@@ -171,7 +181,7 @@ func (o *options) params() Params {
 		SampleMillis: msOf(o.sample), Repeat: o.repeat,
 	}
 	if o.server == "gopls" {
-		p.Packages = o.packages
+		p.Packages, p.Module = o.packages, o.module
 	} else {
 		p.Variants = o.variants
 	}

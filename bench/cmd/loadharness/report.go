@@ -185,6 +185,9 @@ func writeMarkdown(w io.Writer, rep *Report) error {
 	}
 	fmt.Fprintf(&b, "\n\nParameters: %d sessions, %d roots, %d files, %d lines, %d ops per session (%d navigations per edit), settle %.0f ms, sleep %.0f ms, diagnostics timeout %.0f ms, shared files: %v, %d run(s)\n",
 		p.Sessions, p.Roots, p.Files, p.Lines, p.OpsPerSess, p.NavsPerEdit, p.SettleMs, p.SleepMs, p.DiagTimeout, p.SharedFiles, p.Repeat)
+	if p.Module != "" {
+		fmt.Fprintf(&b, "\nModule: a copy of %s (the files are its own; lines and packages do not apply)\n", p.Module)
+	}
 	for _, sc := range rep.Scenarios {
 		scenarioMarkdown(&b, sc)
 	}

@@ -37,6 +37,7 @@ type Params struct {
 	Roots        int      `json:"roots"`
 	Files        int      `json:"files"`
 	Packages     int      `json:"packages,omitempty"`
+	Module       string   `json:"module,omitempty"`
 	Lines        int      `json:"lines"`
 	OpsPerSess   int      `json:"ops_per_session"`
 	NavsPerEdit  int      `json:"navs_per_edit"`
