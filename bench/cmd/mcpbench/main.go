@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := &Report{Args: args, Machine: b.machine(ctx), Target: b.t, Params: Params{Workspace: "generated", Files: o.files,
-		Calls: o.calls, Warmup: o.warmup, Edits: o.edits, EditDelayMs: msOf(o.editDelay), Cold: o.cold, CheckRuns: o.checkRuns,
+		Calls: o.calls, Warmup: o.warmup, Edits: o.edits, EditDelayMs: msOf(o.editDelay), Edited: o.edited, Cold: o.cold, CheckRuns: o.checkRuns,
 		MCPArgs: o.mcpArgs, CheckArgs: o.checkArgs}}
 	if o.workspace != "" {
 		rep.Params.Workspace, rep.Params.Files = b.src, 0

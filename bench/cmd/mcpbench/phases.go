@@ -142,6 +142,12 @@ func pair(mcpFirst bool, raw, mcp func() (time.Duration, error)) (rd time.Durati
 func (b *bench) edits(ctx context.Context, raw *rawSide, mcp *mcpSide) *EditResult {
 	var rs, rdone, ms sample
 	path := b.t.Def.Path
+	onDisk := b.o.edited == "closed"
+	if !onDisk { // the MCP client names the edited file once, so agentlsp opens it
+		if _, _, err := mcp.call(ctx, time.Now(), "diagnostics", map[string]any{"files": []string{path}}); err != nil {
+			fmt.Fprintf(b.log, "mcpbench: opening %s in agentlsp: %v\n", path, err)
+		}
+	}
 	for i := range b.o.edits {
 		if ctx.Err() != nil {
 			break
@@ -154,7 +160,7 @@ func (b *bench) edits(ctx context.Context, raw *rawSide, mcp *mcpSide) *EditResu
 		rd, rerr, md, merr := pair((i/2)%2 == 1,
 			func() (time.Duration, error) {
 				_ = sleep(ctx, editGap)
-				shown, done, err := raw.edit(ctx, path, text, b.t, want, b.o.diagTimeout)
+				shown, done, err := raw.edit(ctx, path, text, b.t, want, onDisk, b.o.diagTimeout)
 				if done > 0 || err != nil {
 					rdone.add(done, err)
 				}
@@ -171,7 +177,7 @@ func (b *bench) edits(ctx context.Context, raw *rawSide, mcp *mcpSide) *EditResu
 		ms.add(md, merr)
 	}
 	if b.o.edits%2 == 1 { // leave the workspace as it was
-		_, _, _ = raw.edit(ctx, path, b.orig, b.t, false, b.o.diagTimeout)
+		_, _, _ = raw.edit(ctx, path, b.orig, b.t, false, onDisk, b.o.diagTimeout)
 		_, _ = mcp.edit(ctx, path, b.orig, b.t, false, b.o.editDelay)
 	}
 	r := &EditResult{Raw: rs.side(), RawDone: rdone.side(), MCP: ms.side()}

@@ -163,7 +163,7 @@ func (s *rawSide) firstDefinition(ctx context.Context, t target) (loc, error) {
 // change (every finding published). It returns the time from the write to
 // that publication and to that end, and ErrWrong when either did not come
 // within timeout (done is then 0).
-func (s *rawSide) edit(ctx context.Context, path, text string, t target, want bool, timeout time.Duration) (shown, done time.Duration, err error) {
+func (s *rawSide) edit(ctx context.Context, path, text string, t target, want, onDisk bool, timeout time.Duration) (shown, done time.Duration, err error) {
 	s.mu.Lock()
 	after := s.seq
 	s.mu.Unlock()
@@ -171,7 +171,7 @@ func (s *rawSide) edit(ctx context.Context, path, text string, t target, want bo
 	if err := writeFile(s.abs(path), text); err != nil {
 		return 0, 0, err
 	}
-	if err := s.change(path, text); err != nil {
+	if err := s.tell(path, text, onDisk); err != nil {
 		return 0, 0, err
 	}
 	deadline := time.NewTimer(timeout)
@@ -200,6 +200,17 @@ func (s *rawSide) edit(ctx context.Context, path, text string, t target, want bo
 			return time.Since(start), 0, ctx.Err()
 		}
 	}
+}
+
+// tell sends gopls a file's new text (didOpen or didChange), or, onDisk,
+// only that it changed on disk (didChangeWatchedFiles), as an editor does
+// for a file it does not have open.
+func (s *rawSide) tell(path, text string, onDisk bool) error {
+	if !onDisk {
+		return s.change(path, text)
+	}
+	return s.conn.Notify("workspace/didChangeWatchedFiles", map[string]any{
+		"changes": []map[string]any{{"uri": s.uri(path), "type": 2}}})
 }
 
 // showsSince reports whether a publication of uri numbered above after

@@ -44,11 +44,13 @@ type Params struct {
 	Warmup    int    `json:"warmup"`
 	Edits     int    `json:"edits"`
 	// EditDelayMs is the MCP client's wait between a write and its call.
-	EditDelayMs float64  `json:"edit_delay_ms"`
-	Cold        int      `json:"cold"`
-	CheckRuns   int      `json:"check_runs"`
-	MCPArgs     []string `json:"mcp_args,omitempty"`
-	CheckArgs   []string `json:"check_args,omitempty"`
+	EditDelayMs float64 `json:"edit_delay_ms"`
+	// Edited says whether the edited file is open in both clients.
+	Edited    string   `json:"edited"`
+	Cold      int      `json:"cold"`
+	CheckRuns int      `json:"check_runs"`
+	MCPArgs   []string `json:"mcp_args,omitempty"`
+	CheckArgs []string `json:"check_args,omitempty"`
 }
 
 // Latency summarizes answered calls, in milliseconds (nearest rank).
