@@ -34,9 +34,13 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		uris = append(uris, u)
 	}
 	sort.Strings(uris)
+	over := a.edits.Overlapping(e)
 	for _, u := range uris {
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
+		}
+		if len(meanwhile) == maxFiles && len(a.attribute(e, u, over, true)) > 0 {
+			continue // changed meanwhile, and those are all named
 		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		base, _, _ := a.store.Merged(u, a.baseline(e))
@@ -48,7 +52,7 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		kept, more := dedup.Cap(added, dedup.PerFile)
 		f := messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
 			Servers: servers, Other: true}
-		why := a.attribute(e, u)
+		why := a.attribute(e, u, over, false)
 		switch {
 		case len(why) == 0 && len(caused) < maxFiles:
 			caused = append(caused, f)

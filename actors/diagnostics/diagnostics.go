@@ -249,7 +249,9 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 		if !m.Pulled {
 			a.edits.Pushed(e, server, m.URI, now)
 		}
-		a.check(ctx, e)
+		if e.URI == m.URI { // what an edit waits for is its own document's entry
+			a.check(ctx, e)
+		}
 	})
 	a.markDirty(m.URI)
 }

@@ -70,6 +70,7 @@ func (e *Edit) SettleStart() time.Time { return e.settleStart }
 // Tracker holds the edits.
 type Tracker struct {
 	edits    map[uint64]*Edit
+	held     map[string]int    // document -> edits of it held
 	editedAt map[string]uint64 // document -> store seq when an edit of it last started or ended
 	// bases keeps the baseline of an edit whose wait was abandoned, for the
 	// session's next edit of the document: what that edit caused was never
@@ -83,7 +84,23 @@ type baseKey struct{ session, uri string }
 
 // New returns an empty tracker.
 func New() *Tracker {
-	return &Tracker{edits: make(map[uint64]*Edit), editedAt: make(map[string]uint64), bases: make(map[baseKey]uint64)}
+	return &Tracker{edits: make(map[uint64]*Edit), held: make(map[string]int), editedAt: make(map[string]uint64), bases: make(map[baseKey]uint64)}
+}
+
+// hold and drop add an edit to the held ones and remove it.
+func (t *Tracker) hold(e *Edit) {
+	t.edits[e.ID] = e
+	t.held[e.URI]++
+}
+
+func (t *Tracker) drop(e *Edit) {
+	if t.edits[e.ID] != e {
+		return
+	}
+	delete(t.edits, e.ID)
+	if t.held[e.URI]--; t.held[e.URI] <= 0 {
+		delete(t.held, e.URI)
+	}
 }
 
 // Len is the number of edits held.
@@ -110,14 +127,14 @@ func (t *Tracker) Start(id uint64, session, uri string, seq uint64, now time.Tim
 		seq = base // an abandoned edit's changes are still to be shown
 	}
 	e := &Edit{ID: id, Session: session, URI: uri, Started: now, StartSeq: seq}
-	t.edits[id] = e
+	t.hold(e)
 	return e, true
 }
 
 // Cancel drops an edit whose requester gave up, keeping its baseline for
 // the session's next edit of the document.
 func (t *Tracker) Cancel(e *Edit, now time.Time) {
-	delete(t.edits, e.ID)
+	t.drop(e)
 	t.remember(e, now)
 	k := baseKey{e.Session, e.URI}
 	if base, ok := t.bases[k]; ok && base < e.StartSeq {
@@ -143,7 +160,7 @@ func (t *Tracker) Forget(id uint64) (*Edit, bool) {
 	if !ok || e.Waiting() {
 		return nil, false
 	}
-	delete(t.edits, id)
+	t.drop(e)
 	return e, true
 }
 
@@ -153,7 +170,7 @@ func (t *Tracker) Await(m *messages.AwaitEdit, replyTo *actor.PID, seq uint64, n
 	e, ok := t.edits[m.EditID]
 	if !ok {
 		e = &Edit{ID: m.EditID, Session: m.Session, URI: m.URI, Started: now, StartSeq: seq}
-		t.edits[m.EditID] = e
+		t.hold(e)
 	}
 	e.Req, e.ReplyTo, e.Settle = m, replyTo, m.Settle
 	if e.Settle <= 0 {
@@ -261,19 +278,18 @@ func (t *Tracker) EditedElsewhere(e *Edit, uri string) bool {
 	if t.editedAt[uri] > e.StartSeq {
 		return true
 	}
-	for _, o := range t.edits {
-		if o != e && o.URI == uri {
-			return true
-		}
+	n := t.held[uri]
+	if e.URI == uri && t.edits[e.ID] == e {
+		n-- // e itself
 	}
-	return false
+	return n > 0
 }
 
 // Done forgets a released edit. Its document counts as edited until now
 // (seq), so edits that overlapped it do not take its diagnostics for
 // their own cascade.
 func (t *Tracker) Done(e *Edit, seq uint64, now time.Time) {
-	delete(t.edits, e.ID)
+	t.drop(e)
 	delete(t.bases, baseKey{e.Session, e.URI})
 	t.touched(e.URI, seq)
 	t.remember(e, now)

@@ -108,3 +108,34 @@ func TestBoundAndForget(t *testing.T) {
 		t.Errorf("Forget of a waiting edit succeeded")
 	}
 }
+
+// TestEditedElsewhereFollowsHeldEdits: a document counts as edited
+// elsewhere while another edit of it is held (whatever its start), not for
+// the edit itself, and after the other is done only if it ended after e
+// started.
+func TestEditedElsewhereFollowsHeldEdits(t *testing.T) {
+	tr := edits.New()
+	e, _ := tr.Start(1, "me", "u", 5, t0)
+	if tr.EditedElsewhere(e, "u") || tr.EditedElsewhere(e, "v") {
+		t.Fatalf("edited elsewhere with no other edit")
+	}
+	o, _ := tr.Start(2, "other", "v", 3, t0) // touched v at seq 3, before e's baseline
+	if !tr.EditedElsewhere(e, "v") {
+		t.Errorf("v held by another edit: not edited elsewhere")
+	}
+	o2, _ := tr.Start(3, "other", "u", 4, t0)
+	if !tr.EditedElsewhere(e, "u") {
+		t.Errorf("u held by another edit too: not edited elsewhere")
+	}
+	tr.Cancel(o2, t0)
+	if tr.EditedElsewhere(e, "u") {
+		t.Errorf("u edited elsewhere after the other edit of it was dropped (and it touched u before e's baseline)")
+	}
+	tr.Done(o, 9, t0) // ended at seq 9, after e's baseline
+	if !tr.EditedElsewhere(e, "v") {
+		t.Errorf("v's edit ended after e started: not edited elsewhere")
+	}
+	if _, ok := tr.Forget(1); !ok || tr.Len() != 0 {
+		t.Errorf("Forget: %d held", tr.Len())
+	}
+}
