@@ -201,9 +201,10 @@ type RouterStatus struct {
 	Barriers  BarrierStats
 }
 
-// BarrierStats counts the calls that waited for every change on disk
-// before them to reach the servers (Taken, waiting Spent in all) and those
-// that found nothing on its way and went at once (Skipped).
+// BarrierStats counts the barriers taken (each holds every call that
+// waits for the changes on disk before it to reach the servers; Spent is
+// their time in all) and the calls that found nothing on its way and went
+// at once (Skipped).
 type BarrierStats struct {
 	Taken, Skipped uint64
 	Spent          time.Duration

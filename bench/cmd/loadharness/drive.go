@@ -98,6 +98,12 @@ func runMode(ctx context.Context, o *options, spec serverSpec, w *workload, mode
 	elapsed := time.Since(start)
 	res.ClientGoroutinesIdle = idleGoroutines(smp)
 	peak, servers, serverCPU := smp.stop()
+	if b, ok := c.(interface {
+		barriers(context.Context) messages.BarrierStats
+	}); ok {
+		st := b.barriers(ctx)
+		res.Barriers = &st
+	}
 	d.shutdown(&res)
 	res.CPUSeconds = cpuSeconds() - cpu0
 	d.fill(&res, spec, mode, elapsed)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // runtimeClient drives agentlsp through its embedding API: one Runtime
@@ -74,6 +75,18 @@ func (c *runtimeClient) nav(ctx context.Context, s int, f *file, k int) error {
 		_, err = c.sessions[s].Definition(ctx, f.path, f.def)
 	}
 	return err
+}
+
+// barriers sums the routers' barrier counts.
+func (c *runtimeClient) barriers(ctx context.Context) messages.BarrierStats {
+	var sum messages.BarrierStats
+	for _, rt := range c.rts {
+		res, err := rt.System().Root.RequestFuture(rt.Router(), &messages.GetRouterStatus{}, 10*time.Second).Result()
+		if st, ok := res.(*messages.RouterStatus); ok && err == nil {
+			sum.Taken, sum.Skipped, sum.Spent = sum.Taken+st.Barriers.Taken, sum.Skipped+st.Barriers.Skipped, sum.Spent+st.Barriers.Spent
+		}
+	}
+	return sum
 }
 
 // close shuts every runtime down, in parallel.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // The report: what one invocation measured, as JSON (field names are the
@@ -101,6 +103,10 @@ type ModeResult struct {
 	CPUSeconds       float64 `json:"cpu_seconds"`
 	ServerCPUSeconds float64 `json:"server_cpu_seconds"`
 	ShutdownMs       float64 `json:"shutdown_ms"`
+	// Barriers are the runtime's freshness barriers over the run (runtime
+	// modes): how many were taken and their time in all, and the calls
+	// that went at once.
+	Barriers *messages.BarrierStats `json:"barriers,omitempty"`
 }
 
 // Ratios compare the modes of a scenario (0 when a mode did not run).
