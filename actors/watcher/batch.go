@@ -12,6 +12,15 @@ import (
 
 // Batches: changes are coalesced per path for a debounce window, then sent
 // to the target as one FilesChanged, sorted by path.
+//
+// A file still open for writing is held back (the source reports closes:
+// inotify's IN_CLOSE_WRITE), until its writer closes it or for at most
+// MaxWriteHold: a flush in the middle of a write (os.WriteFile truncates,
+// then writes) would have the target read it half written and send that
+// to the servers. gopls took an empty Go file for a package change and
+// reloaded the module's metadata, stalling every agent's navigation for
+// 100 ms at a time. A barrier's batch holds them back too: a write not
+// finished when the barrier was asked is not a change made before it.
 
 // record coalesces a change into the pending batch (at most
 // MaxPending paths; more are dropped and counted) and opens a
@@ -28,7 +37,36 @@ func (a *watcherActor) record(path string, t messages.FileChangeType) {
 	default:
 		delete(a.pending, path)
 	}
+	if t == messages.FileDeleted {
+		delete(a.writing, path)
+	}
 	a.arm()
+}
+
+// writeBegan notes a write to a pending path, by a writer whose close the
+// source will report.
+func (a *watcherActor) writeBegan(path string) {
+	if _, ok := a.pending[path]; !ok {
+		return // dropped beyond MaxPending
+	}
+	if _, ok := a.writing[path]; !ok {
+		a.writing[path] = time.Now()
+	}
+}
+
+// writeEnded takes a close after writing: the change can go out.
+func (a *watcherActor) writeEnded(path string) {
+	if _, ok := a.writing[path]; ok {
+		delete(a.writing, path)
+		a.arm()
+	}
+}
+
+// held reports whether a pending path is still being written and within
+// MaxWriteHold of its first write.
+func (a *watcherActor) held(path string, now time.Time) bool {
+	since, ok := a.writing[path]
+	return ok && now.Sub(since) < a.cfg.MaxWriteHold
 }
 
 // coalesce folds change next into the pending change prev (had: there is
@@ -78,13 +116,26 @@ func (a *watcherActor) flush(ctx actor.Context) {
 	}
 	if len(a.pending) == 0 && len(a.barriers) == 0 || a.cfg.Target == nil {
 		clear(a.pending)
+		clear(a.writing)
 		return
 	}
+	now, kept := time.Now(), false
 	changes := make([]messages.FileChange, 0, len(a.pending))
 	for p, t := range a.pending {
+		if a.held(p, now) {
+			kept = true
+			continue
+		}
 		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t})
+		delete(a.pending, p)
+		delete(a.writing, p) // past its hold: a later write is held again
 	}
-	clear(a.pending)
+	if kept {
+		a.arm() // look again after a window
+	}
+	if len(changes) == 0 && len(a.barriers) == 0 {
+		return
+	}
 	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
 	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
 		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush()})

@@ -37,7 +37,7 @@ type inotify struct {
 
 // watchMask is what fsnotify asks the kernel for on Add.
 const watchMask = unix.IN_MOVED_TO | unix.IN_MOVED_FROM | unix.IN_CREATE | unix.IN_ATTRIB |
-	unix.IN_MODIFY | unix.IN_MOVE_SELF | unix.IN_DELETE | unix.IN_DELETE_SELF
+	unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_MOVE_SELF | unix.IN_DELETE | unix.IN_DELETE_SELF
 
 func newSource(portable bool) (source, error) {
 	if portable {
@@ -106,6 +106,8 @@ func (n *inotify) Close() error { return n.file.Close() }
 
 // queued reports the batches handed on so far and whether events wait in
 // the kernel's queue, both at one moment.
+func (n *inotify) closes() bool { return true }
+
 func (n *inotify) queued() (sent uint64, waiting bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -205,6 +207,9 @@ func opOf(mask uint32) fsnotify.Op {
 	}
 	if mask&unix.IN_ATTRIB != 0 {
 		op |= fsnotify.Chmod
+	}
+	if mask&unix.IN_CLOSE_WRITE != 0 {
+		op |= opCloseWrite
 	}
 	return op
 }

@@ -16,7 +16,14 @@ type source interface {
 	// queued reports the batches handed on so far and whether events may
 	// be on their way; a source that cannot tell says they may.
 	queued() (sent uint64, waiting bool)
+	// closes reports whether the source reports the end of a write
+	// (opCloseWrite): only then are files being written held back.
+	closes() bool
 }
+
+// opCloseWrite is a file opened for writing closed (inotify's
+// IN_CLOSE_WRITE), in a bit fsnotify's operations leave free.
+const opCloseWrite fsnotify.Op = 1 << 20
 
 // fsnotifySource is fsnotify's watcher as a source.
 type fsnotifySource struct{ *fsnotify.Watcher }
@@ -30,6 +37,7 @@ func newFsnotify() (source, error) {
 }
 
 func (fsnotifySource) queued() (uint64, bool) { return 0, true }
+func (fsnotifySource) closes() bool           { return false }
 
 // run forwards the watcher's events, in batches of what waits already, and
 // its errors until it is closed.

@@ -21,19 +21,22 @@ import (
 // from a pure chmod (ignored).
 func readEvents(src source, marks string, gen uint64, send func(any)) {
 	sizes := make(map[string]int64)
+	closes := src.closes()
 	src.run(func(seq uint64, evs []fsnotify.Event, err error) {
 		var batch []watchEvent
 		for _, ev := range evs {
-			batch = classify(batch, ev, marks, sizes)
+			batch = classify(batch, ev, marks, sizes, closes)
 		}
 		send(&watchEvents{gen: gen, seq: seq, events: batch, err: err})
 	})
 }
 
 // classify appends ev as a change: Create is created (a directory is
-// marked, to be walked), Write changed, Remove and Rename deleted, Chmod
-// changed only when the size changed since the previous chmod.
-func classify(batch []watchEvent, ev fsnotify.Event, marks string, sizes map[string]int64) []watchEvent {
+// marked, to be walked), Write changed (a write in progress, when the
+// source reports closes), Remove and Rename deleted, Chmod changed only
+// when the size changed since the previous chmod; a close after writing
+// ends the write.
+func classify(batch []watchEvent, ev fsnotify.Event, marks string, sizes map[string]int64, closes bool) []watchEvent {
 	if marks != "" && filepath.Dir(ev.Name) == marks {
 		// A marker written: every event queued before the write was read.
 		if ev.Has(fsnotify.Write) {
@@ -49,7 +52,9 @@ func classify(batch []watchEvent, ev fsnotify.Event, marks string, sizes map[str
 		fi, err := os.Lstat(ev.Name)
 		e.typ, e.dir = messages.FileCreated, err == nil && fi.IsDir()
 	case ev.Has(fsnotify.Write):
-		e.typ = messages.FileChanged
+		e.typ, e.writing = messages.FileChanged, closes
+	case ev.Has(opCloseWrite):
+		e.closed = true
 	case ev.Has(fsnotify.Chmod) && resized(ev.Name, sizes):
 		e.typ = messages.FileChanged
 	default:

@@ -33,6 +33,10 @@ type Config struct {
 	// MaxPending bounds the changed paths pending in one batch (default
 	// 10000); more are dropped, counted and logged.
 	MaxPending int
+	// MaxWriteHold bounds how long a changed file still open for writing
+	// is held back from batches, waiting for its writer to close it
+	// (default 1s; Linux's own inotify source only).
+	MaxWriteHold time.Duration
 	// Debounce is how long changes are coalesced into one batch, counted
 	// from the first change (default 100ms).
 	Debounce time.Duration
@@ -52,6 +56,7 @@ type Config struct {
 const (
 	defaultWatchMaxDirs  = 4096
 	defaultWatchDebounce = 100 * time.Millisecond
+	defaultMaxWriteHold  = time.Second
 	defaultMaxPending    = 10000 // paths pending in one batch
 	maxQueuedWalks       = 1024  // new or renamed directories waiting for a walk
 	maxReadBatch         = 256   // fsnotify events forwarded in one message
@@ -80,6 +85,9 @@ func NewProps(cfg Config) *actor.Props {
 	}
 	if cfg.MaxPending <= 0 {
 		cfg.MaxPending = defaultMaxPending
+	}
+	if cfg.MaxWriteHold <= 0 {
+		cfg.MaxWriteHold = defaultMaxWriteHold
 	}
 	if cfg.Debounce <= 0 {
 		cfg.Debounce = defaultWatchDebounce
@@ -120,6 +128,8 @@ type watchEvent struct {
 	typ     messages.FileChangeType
 	dir     bool // a created directory, to walk
 	renamed bool // deleted by a rename: the watches below it are stale
+	writing bool // written to, by a writer whose close will be reported
+	closed  bool // a writer closed the file: no change by itself
 }
 
 // watcherActor owns one fsnotify watcher, the set of watched directories,
@@ -142,6 +152,7 @@ type watcherActor struct {
 	queue    []string // new directories to walk
 	prunes   []string // renamed directories whose stale watches to remove
 	pending  map[string]messages.FileChangeType
+	writing  map[string]time.Time // pending paths still open for writing, since their first write
 	timer    *time.Timer
 	flushDue bool // the window ended during a walk: flush when it ends
 	dropped  int  // changes dropped, in total
@@ -188,6 +199,7 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 	a.gen = watcherGens.Add(1)
 	a.dirs = make(map[string]struct{})
 	a.pending = make(map[string]messages.FileChangeType)
+	a.writing = make(map[string]time.Time)
 	w, err := newSource(a.cfg.Portable)
 	if err != nil {
 		a.err, a.ready = fmt.Errorf("watcher: watching %s: %w", a.cfg.Workspace, err), true
@@ -236,7 +248,8 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			advice = "changes were lost; raise fs.inotify.max_queued_events"
 		}
 		a.cfg.Logger.Warn("watcher: file watching error", "workspace", a.cfg.Workspace, "err", m.err, "advice", advice)
-		a.lost = true // the next batch cannot prove it is complete
+		a.lost = true    // the next batch cannot prove it is complete
+		clear(a.writing) // their closes may be lost too
 		if a.marks != nil {
 			a.barriers = append(a.barriers, a.marks.lost()...)
 		}
@@ -251,6 +264,10 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
 			continue
 		}
+		if e.closed {
+			a.writeEnded(e.path)
+			continue
+		}
 		switch {
 		case e.typ == messages.FileDeleted:
 			a.forgetDir(e.path, e.renamed)
@@ -258,6 +275,9 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			a.enqueue(&a.queue, e.path)
 		}
 		a.record(e.path, e.typ)
+		if e.writing {
+			a.writeBegan(e.path)
+		}
 	}
 	a.walkNext()
 	if len(a.barriers) > 0 {

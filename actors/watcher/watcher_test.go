@@ -303,3 +303,50 @@ func TestWatcherStopJoinsEverything(t *testing.T) {
 	})
 	sys.Shutdown()
 }
+
+// TestWatcherHoldsAFileBeingWritten: a file open for writing is not
+// reported half written, not even in a barrier's batch; its change goes
+// out once its writer closes it, or after MaxWriteHold if it never does.
+func TestWatcherHoldsAFileBeingWritten(t *testing.T) {
+	p := newWatchProbe(t, []string{"a.txt", "b.txt", "c.txt"}, func(c *watcher.Config) {
+		c.MaxWriteHold = 2 * time.Second
+	})
+	a, err := os.OpenFile(p.path("a.txt"), os.O_WRONLY|os.O_TRUNC, 0o644)
+	p.check(err)
+	defer a.Close()
+	_, err = a.WriteString("half")
+	p.check(err)
+	p.make("c.txt") // written and closed: goes out
+	p.Sys.Root.Send(p.watcher, &messages.WatchBarrier{ID: 7})
+	var batch *messages.FilesChanged
+	select {
+	case batch = <-p.batches:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no batch for the barrier")
+	}
+	var got []string
+	for _, c := range batch.Changes {
+		got = append(got, filepath.Base(c.Path))
+	}
+	if !cmp.Equal(batch.Barriers, []uint64{7}) || !cmp.Equal(got, []string{"c.txt"}) {
+		t.Errorf("barrier batch: barriers %v, changes %v; want [7] and only c.txt (a.txt is half written)", batch.Barriers, got)
+	}
+	_, err = a.WriteString(" and the rest")
+	p.check(err)
+	p.check(a.Close())
+	if got := p.until("changed a.txt"); !cmp.Equal(got, []string{"changed a.txt"}) {
+		t.Errorf("after the close: %v", got)
+	}
+
+	// A writer that keeps the file open: reported after MaxWriteHold.
+	b, err := os.OpenFile(p.path("b.txt"), os.O_WRONLY|os.O_APPEND, 0o644)
+	p.check(err)
+	defer b.Close()
+	start := time.Now()
+	_, err = b.WriteString("more")
+	p.check(err)
+	p.until("changed b.txt")
+	if held := time.Since(start); held < 2*time.Second {
+		t.Errorf("b.txt reported after %v, before its hold ended (2s) with its writer still open", held)
+	}
+}
