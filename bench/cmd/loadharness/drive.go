@@ -48,6 +48,7 @@ type outcome struct {
 	status     messages.Status
 	errors     int
 	otherFiles int
+	detail     string // what the answer said of the file, for a wrong one
 }
 
 // opGuard bounds an operation beyond its own timeout (a lost answer).
@@ -237,7 +238,7 @@ func (d *driver) edit(ctx context.Context, s int, f *file, exclusive bool, log *
 	case out.status != messages.StatusFresh:
 		log.fail(prefix+"status_"+string(out.status), fmt.Errorf("edit %d of %s: status %s after %v", n, f.path, out.status, took))
 	case exclusive && (out.errors > 0) != (n%2 == 1):
-		log.fail(prefix+"wrong_diagnostics", fmt.Errorf("edit %d of %s: %d errors reported", n, f.path, out.errors))
+		log.fail(prefix+"wrong_diagnostics", fmt.Errorf("edit %d of %s: %d errors reported after %v: %s", n, f.path, out.errors, took, out.detail))
 	case !cold:
 		log.ok++
 	}
@@ -302,7 +303,7 @@ func (l *sessionLog) fail(kind string, err error) {
 	}
 	l.errs[kind]++
 	if _, ok := l.samples[kind]; !ok {
-		l.samples[kind] = truncate(err.Error(), 300)
+		l.samples[kind] = truncate(err.Error(), 1000)
 	}
 }
 

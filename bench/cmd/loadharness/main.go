@@ -136,6 +136,9 @@ func runScenario(ctx context.Context, o *options, dir string, sc scenario, log i
 			}
 			fmt.Fprintf(log, "loadharness: %s run %d: %s: %.0f ops/s, edit p50 %.2f ms p99 %.2f ms, nav p50 %.2f ms, errors %v\n",
 				sc.name, run, mode, res.OpsPerSec, res.Edit.P50, res.Edit.P99, res.Nav.P50, res.Errors)
+			for kind, sample := range res.ErrorSamples {
+				fmt.Fprintf(log, "loadharness: %s run %d: %s: %s, e.g. %s\n", sc.name, run, mode, kind, sample)
+			}
 			if b := res.Barriers; b != nil && b.Taken > 0 {
 				fmt.Fprintf(log, "loadharness: %s run %d: %s: %d barriers, %.2f ms each on average; %d calls went at once\n",
 					sc.name, run, mode, b.Taken, msOf(b.Spent)/float64(b.Taken), b.Skipped)
