@@ -1,9 +1,12 @@
 package diagnostics_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,11 +45,15 @@ type clocked struct {
 	results   chan *messages.EditResult
 }
 
-func newClocked(t *testing.T) *clocked {
+func newClocked(t *testing.T, logger ...*slog.Logger) *clocked {
 	h := actortest.New(t)
 	c := &clocked{h: h, clock: lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		results: make(chan *messages.EditResult, 4)}
-	c.diag = h.Sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{Clock: c.clock}))
+	cfg := diagnostics.Config{Clock: c.clock}
+	if len(logger) > 0 {
+		cfg.Logger = logger[0]
+	}
+	c.diag = h.Sys.Root.Spawn(diagnostics.NewProps(cfg))
 	h.Track(c.diag)
 	c.collector = h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		switch m := ctx.Message().(type) {
@@ -178,6 +185,45 @@ func TestDiagnosisEndCompletesAnEdit(t *testing.T) {
 	}
 	clock.Advance(100 * time.Millisecond)
 	testenv.Eventually(t, 10*time.Second, "released at the end of the settle window", released)
+}
+
+// TestReleaseIsLoggedAtDebug: at debug level an answered edit is logged
+// with what decided it: the version waited for and the push the store
+// held.
+func TestReleaseIsLoggedAtDebug(t *testing.T) {
+	var buf syncBuffer
+	c := newClocked(t, slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	c.send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
+	c.await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
+		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2, SentAt: c.clock.Now()}},
+		WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Hour}})
+	c.send(publish(2, "e"))
+	c.released() // the push is in
+	c.clock.Advance(101 * time.Millisecond)
+	testenv.Eventually(t, 10*time.Second, "released at the end of the settle window", c.released)
+	if log := buf.String(); !strings.Contains(log, "edit answered") || !strings.Contains(log, "v2 sent") ||
+		!strings.Contains(log, "push v2 (versioned true)") {
+		t.Errorf("debug log lacks the answer's reasons:\n%s", log)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the actor's and the test's
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // A server that crashed and is starting again: an answer that times out

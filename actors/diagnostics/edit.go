@@ -1,7 +1,9 @@
 package diagnostics
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -146,11 +148,35 @@ func (a *diagnosticsActor) release(ctx actor.Context, e *edits.Edit, timedOut st
 	}
 	a.timers.Cancel(e.Timeout)
 	a.timers.Cancel(e.SettleTimer)
+	if a.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		a.logRelease(e, timedOut)
+	}
 	res := a.editResult(e, timedOut)
 	a.edits.Done(e, a.store.Seq(), a.now())
 	if e.ReplyTo != nil {
 		ctx.Send(e.ReplyTo, res)
 	}
+}
+
+// logRelease logs, at debug level, why an edit is answered: each server's
+// version, when it was sent, and what the store holds for the document.
+func (a *diagnosticsActor) logRelease(e *edits.Edit, timedOut string) {
+	var waits []string
+	for _, w := range e.Waits {
+		en := a.store.Get(store.Key{Server: w.ServerKey, URI: e.URI})
+		held := "no push"
+		if p := en.Push; p != nil {
+			held = fmt.Sprintf("push v%d (versioned %v) at %s, %d diagnostics", p.Version, p.HasVersion, p.At.Format("15:04:05.000"), len(p.Diags))
+		}
+		began, running := time.Time{}, 0
+		if v := a.servers[w.ServerKey]; v != nil {
+			began, running = v.diagBegan, v.diagnoses
+		}
+		waits = append(waits, fmt.Sprintf("%s v%d sent %s done %v pulled %v; %s; diagnosis began %s, running %d",
+			w.ServerID, w.Version, w.SentAt.Format("15:04:05.000"), w.Done, w.Pulled, held, began.Format("15:04:05.000"), running))
+	}
+	a.cfg.Logger.Debug("edit answered", "uri", e.URI, "session", e.Session, "edit", e.ID,
+		"settling", e.Settling(), "timedOut", timedOut, "waits", waits)
 }
 
 // Learned settle windows. A server that gives no signal of complete

@@ -58,7 +58,7 @@ const opGuard = 30 * time.Second
 func newClient(ctx context.Context, o *options, spec serverSpec, w *workload, mode string) (client, error) {
 	switch mode {
 	case modeRuntime, modePerSession:
-		return newRuntimeClient(ctx, spec, w.dir, o.sessions, mode == modePerSession, o.settle, o.diagTimeout)
+		return newRuntimeClient(ctx, spec, w.dir, o.sessions, mode == modePerSession, o.settle, o.diagTimeout, o.debugLog)
 	case modeDirect:
 		return newDirectClient(spec, w.roots, o.settle, 0), nil
 	case modeSleep:

@@ -37,6 +37,7 @@ type options struct {
 	workdir     string
 	gopls       string
 	module      string
+	debugLog    string
 	repeat      int
 	cpuprofile  string
 	memprofile  string
@@ -69,6 +70,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (this process) to this `file`")
 	fs.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the whole run (this process) to this `file`")
 	fs.StringVar(&o.module, "module", "", "gopls: edit a copy of this real Go `module` instead of a generated one (--files files of it, in different packages; --roots and --packages do not apply)")
+	fs.StringVar(&o.debugLog, "debug-log", "", "write the runtime's debug log (runtime modes) to this `file`, to see why an answer was wrong")
 	fs.StringVar(&o.gopls, "gopls", "", "gopls binary (default: the agentlsp server cache, then PATH)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -20,12 +22,22 @@ import (
 type runtimeClient struct {
 	rts      []*agentlsp.Runtime
 	sessions []*agentlsp.Session
+	log      *os.File // the debug log, when asked for
 }
 
 // newRuntimeClient starts the runtimes (lazily: no server runs yet).
 func newRuntimeClient(ctx context.Context, spec serverSpec, dir string, sessions int, perSession bool,
-	settle, diagTimeout time.Duration) (*runtimeClient, error) {
+	settle, diagTimeout time.Duration, debugLog string) (*runtimeClient, error) {
 	c := &runtimeClient{}
+	var logger *slog.Logger
+	if debugLog != "" {
+		f, err := os.OpenFile(debugLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		c.log = f
+		logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	n := 1
 	if perSession {
 		n = sessions
@@ -39,7 +51,7 @@ func newRuntimeClient(ctx context.Context, spec serverSpec, dir string, sessions
 		// watch.
 		rt, err := agentlsp.Start(ctx, agentlsp.Config{
 			Workspace: dir, Registry: config.RegistryOf(spec.def.Clone()), NoWatch: perSession,
-			Settle: settle, DiagnosticsTimeout: diagTimeout,
+			Settle: settle, DiagnosticsTimeout: diagTimeout, Logger: logger,
 		})
 		if err != nil {
 			return nil, errors.Join(err, c.close(ctx))
@@ -107,5 +119,8 @@ func (c *runtimeClient) close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	if c.log != nil {
+		errs = append(errs, c.log.Close())
+	}
 	return errors.Join(errs...)
 }
