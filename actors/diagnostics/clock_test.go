@@ -187,6 +187,37 @@ func TestDiagnosisEndCompletesAnEdit(t *testing.T) {
 	testenv.Eventually(t, 10*time.Second, "released at the end of the settle window", released)
 }
 
+// TestNoAnswerWhileTheServerStillDiagnoses: a server that signals its
+// diagnoses published the edit's version without its errors, then the
+// errors once its diagnosis ended, after the settle window (gopls on
+// golang.org/x/tools, 16 agents editing). The answer waits for the end.
+func TestNoAnswerWhileTheServerStillDiagnoses(t *testing.T) {
+	c := newClocked(t)
+	progress := func(kind string, running int) *messages.Progress {
+		return &messages.Progress{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, Token: "t", Kind: kind,
+			Title: "diagnosing changed files", Diagnosing: true, Diagnoses: running}
+	}
+	c.send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
+	c.await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
+		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 5, SentAt: c.clock.Now()}},
+		WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Hour}})
+	c.clock.Advance(time.Millisecond)
+	c.send(publish(5)) // the version, without its errors yet
+	c.clock.Advance(time.Millisecond)
+	c.send(progress("begin", 1))
+	c.released()
+	c.clock.Advance(150 * time.Millisecond) // past the settle window
+	if c.released() {
+		t.Fatal("answered while the server still diagnosed the change, from a push without its errors")
+	}
+	c.send(publish(5, "e"))
+	c.send(progress("end", 0))
+	testenv.Eventually(t, 10*time.Second, "answered at the end of the diagnosis", c.released)
+	if res := <-c.results; len(res.Files) == 0 || len(res.Files[0].Diagnostics) != 1 {
+		t.Errorf("answer %+v, want the error published at the end", res.Files)
+	}
+}
+
 // TestReleaseIsLoggedAtDebug: at debug level an answered edit is logged
 // with what decided it: the version waited for and the push the store
 // held.

@@ -110,9 +110,10 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 		if p.HasVersion && p.Version >= w.Version || versionless {
 			// Complete, with no settle window, when the server said its
 			// diagnosis of every change since was done, or when the push is
-			// a settle window old (it had its later phases).
+			// a settle window old (it had its later phases) and the server
+			// is not still diagnosing a change sent since.
 			quiet := v.signals && v.diagBegan.After(w.SentAt) && v.diagnoses == 0
-			return true, quiet || p.At.Add(e.Settle).Before(a.now())
+			return true, quiet || !a.diagnosing(w) && p.At.Add(e.Settle).Before(a.now())
 		}
 	}
 	return false, false
@@ -130,7 +131,23 @@ func (a *diagnosticsActor) onEditSettled(ctx actor.Context, m *editSettled) {
 	if !a.edits.Revalidate(e, func(w *edits.Wait) (bool, bool) { return a.satisfied(e, w) }) {
 		return // a push that counted no longer does: wait for the server again
 	}
+	if slices.ContainsFunc(e.Waits, a.diagnosing) {
+		// Its diagnosis ending answers the edit (onProgress); this window
+		// only stands in if that end does not come with none running.
+		e.SettleTimer = a.timers.After(e.Settle, &editSettled{id: e.ID})
+		return
+	}
 	a.release(ctx, e, "")
+}
+
+// diagnosing reports whether w's server, one that signals its diagnoses,
+// is still diagnosing, in a diagnosis begun after w's version was sent:
+// what it published for that version may not be all. gopls published a
+// version with none of its errors, then the errors 230 ms later, past the
+// settle window: the answer said fresh and clean.
+func (a *diagnosticsActor) diagnosing(w *edits.Wait) bool {
+	v := a.servers[w.ServerKey]
+	return v != nil && v.signals && v.diagnoses > 0 && v.diagBegan.After(w.SentAt)
 }
 
 func (a *diagnosticsActor) onEditTimeout(ctx actor.Context, m *editTimeout) {
