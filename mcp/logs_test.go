@@ -1,14 +1,12 @@
 package mcp_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -18,25 +16,6 @@ import (
 	"github.com/agentlsp/agentlsp/mcp"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
-
-// syncBuffer is a bytes.Buffer safe for concurrent use: the stderr of a
-// test's logger.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // logMessage is the params of a notifications/message.
 type logMessage struct {
@@ -53,7 +32,7 @@ type logMessage struct {
 // record at its own level; and the process's stdout gets nothing, while
 // the transport's output carries nothing but JSON-RPC 2.0.
 func TestLogsThroughMCP(t *testing.T) {
-	stderr := &syncBuffer{}
+	stderr := &testenv.Buffer{}
 	stdout := captureStdout(t, func() { logsThroughMCP(t, stderr) })
 	if len(stdout) > 0 {
 		t.Errorf("stdout got %q, want nothing", stdout)

@@ -1,12 +1,10 @@
 package diagnostics_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -222,7 +220,7 @@ func TestNoAnswerWhileTheServerStillDiagnoses(t *testing.T) {
 // with what decided it: the version waited for and the push the store
 // held.
 func TestReleaseIsLoggedAtDebug(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.Buffer
 	c := newClocked(t, slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	c.send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
 	c.await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
@@ -236,25 +234,6 @@ func TestReleaseIsLoggedAtDebug(t *testing.T) {
 		!strings.Contains(log, "push v2 (versioned true)") {
 		t.Errorf("debug log lacks the answer's reasons:\n%s", log)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the actor's and the test's
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A server that crashed and is starting again: an answer that times out
