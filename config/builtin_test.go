@@ -110,3 +110,17 @@ func TestBuiltinsFresh(t *testing.T) {
 		t.Errorf("Builtins() after a caller's change (-want +got):\n%s", d)
 	}
 }
+
+// TestIsSource: gopls serves .go files (any case) as sources and go.mod
+// by name, as a project file.
+func TestIsSource(t *testing.T) {
+	g := Builtins()["gopls"]
+	for path, want := range map[string]bool{"/m/a/main.go": true, "/m/a/MAIN.GO": true, "/m/go.mod": false, "/m/README": false, "/m/x.py": false} {
+		if got := g.IsSource(path); got != want {
+			t.Errorf("IsSource(%q) = %v, want %v", path, got, want)
+		}
+		if _, served := g.LanguageID(path); served != (want || path == "/m/go.mod") {
+			t.Errorf("LanguageID(%q) served = %v", path, served)
+		}
+	}
+}

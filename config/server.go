@@ -169,13 +169,34 @@ func (s *Server) Clone() *Server {
 // it at all: a Filenames match on the base name (any case), else an
 // Extensions match on the extension (any case). It ignores Disabled.
 func (s *Server) LanguageID(path string) (string, bool) {
+	if id, ok := s.byName(path); ok {
+		return id, true
+	}
+	return s.byExtension(path)
+}
+
+// IsSource reports whether s serves path as a source file: by its
+// extension, not by name as a project file (go.mod for gopls).
+func (s *Server) IsSource(path string) bool {
+	if _, named := s.byName(path); named {
+		return false
+	}
+	_, ok := s.byExtension(path)
+	return ok
+}
+
+func (s *Server) byName(path string) (string, bool) {
 	base := filepath.Base(path)
 	for name, id := range s.Filenames {
 		if strings.EqualFold(name, base) {
 			return id, true
 		}
 	}
-	ext := filepath.Ext(base)
+	return "", false
+}
+
+func (s *Server) byExtension(path string) (string, bool) {
+	ext := filepath.Ext(path)
 	if ext == "" {
 		return "", false
 	}

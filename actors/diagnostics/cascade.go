@@ -33,6 +33,9 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 	for u := range changed {
 		uris = append(uris, u)
 	}
+	if len(uris) == 0 {
+		return nil, nil
+	}
 	sort.Strings(uris)
 	over := a.edits.Overlapping(e)
 	for _, u := range uris {

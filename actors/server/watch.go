@@ -46,8 +46,7 @@ func (a *serverActor) syncedAsText(c messages.FileChange) bool {
 	if c.Type == messages.FileDeleted {
 		return false
 	}
-	_, source := a.cfg.Server.Extensions[filepath.Ext(c.Path)]
-	return source && a.st.docs.IsOpen(c.URI)
+	return a.cfg.Server.IsSource(c.Path) && a.st.docs.IsOpen(c.URI)
 }
 
 func (a *serverActor) watching(c messages.FileChange) bool {

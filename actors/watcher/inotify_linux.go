@@ -104,10 +104,11 @@ func (n *inotify) WatchList() []string {
 
 func (n *inotify) Close() error { return n.file.Close() }
 
-// queued reports the batches handed on so far and whether events wait in
-// the kernel's queue, both at one moment.
+// closes: inotify reports IN_CLOSE_WRITE.
 func (n *inotify) closes() bool { return true }
 
+// queued reports the batches handed on so far and whether events wait in
+// the kernel's queue, both at one moment.
 func (n *inotify) queued() (sent uint64, waiting bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -51,13 +51,43 @@ func moduleWorkload(src, dir string, n int) (*workload, error) {
 	if len(picked) == 0 {
 		return nil, fmt.Errorf("--module %s: no Go file fit for edits (a top-level function, no build constraints)", src)
 	}
-	return &workload{dir: dir, roots: []string{root}, files: [][]*file{picked}}, nil
+	var files []*file
+	for _, c := range picked {
+		f, err := c.file()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return &workload{dir: dir, roots: []string{root}, files: [][]*file{files}}, nil
+}
+
+// candidate is a file fit for edits, with navigation's position.
+type candidate struct {
+	path string
+	pos  agentlsp.Position
+}
+
+// file is c as a workload file: its text is read once, for the picked
+// files only.
+func (c candidate) file() (*file, error) {
+	orig, err := os.ReadFile(c.path)
+	if err != nil {
+		return nil, err
+	}
+	text := string(orig)
+	return &file{path: c.path, hover: c.pos, def: c.pos, text: func(n int) string {
+		if n%2 == 1 {
+			return text + fmt.Sprintf(moduleEdit, n)
+		}
+		return text
+	}}, nil
 }
 
 // moduleFiles lists the files of the module at root fit for edits, by
 // directory, skipping nested modules.
-func moduleFiles(root string) ([]*file, error) {
-	var out []*file
+func moduleFiles(root string) ([]candidate, error) {
+	var out []candidate
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -72,45 +102,38 @@ func moduleFiles(root string) ([]*file, error) {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") || strings.Contains(name, "_") {
 			return nil // _test, and _linux, _amd64 and the like: constraints by name
 		}
-		f, err := moduleFile(path)
-		if err != nil || f == nil {
-			return err
+		c, ok, err := moduleFile(path)
+		if ok {
+			out = append(out, c)
 		}
-		out = append(out, f)
-		return nil
+		return err
 	})
 	return out, err
 }
 
-// moduleFile is path as a workload file, or nil when it does not fit.
-func moduleFile(path string) (*file, error) {
+// moduleFile says whether path fits and where its first function's name
+// is.
+func moduleFile(path string) (candidate, bool, error) {
 	orig, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return candidate{}, false, err
 	}
 	if bytes.Contains(orig, []byte("//go:build")) || bytes.Contains(orig, []byte("Code generated")) || bytes.Contains(orig, []byte(`import "C"`)) {
-		return nil, nil
+		return candidate{}, false, nil
 	}
 	m := funcDecl.FindSubmatchIndex(orig)
 	if m == nil {
-		return nil, nil
+		return candidate{}, false, nil
 	}
 	line := bytes.Count(orig[:m[2]], []byte("\n"))
 	col := m[2] - (bytes.LastIndexByte(orig[:m[2]], '\n') + 1)
-	pos := agentlsp.Position{Line: uint32(line), Character: uint32(col)}
-	text := string(orig)
-	return &file{path: path, hover: pos, def: pos, text: func(n int) string {
-		if n%2 == 1 {
-			return text + fmt.Sprintf(moduleEdit, n)
-		}
-		return text
-	}}, nil
+	return candidate{path: path, pos: agentlsp.Position{Line: uint32(line), Character: uint32(col)}}, true, nil
 }
 
 // pickSpread picks n files, one per directory round robin, so that the
 // sessions edit different packages as long as the module has enough.
-func pickSpread(files []*file, n int) []*file {
-	byDir := map[string][]*file{}
+func pickSpread(files []candidate, n int) []candidate {
+	byDir := map[string][]candidate{}
 	var dirs []string
 	for _, f := range files {
 		d := filepath.Dir(f.path)
@@ -120,7 +143,7 @@ func pickSpread(files []*file, n int) []*file {
 		byDir[d] = append(byDir[d], f)
 	}
 	slices.Sort(dirs)
-	var out []*file
+	var out []candidate
 	for round := 0; len(out) < n; round++ {
 		added := false
 		for _, d := range dirs {
