@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/mcp"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -185,5 +188,66 @@ func TestServeEndsAtEOF(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Serve did not return after the client closed")
+	}
+}
+
+// TestServeAnswersCallsInFlightOnStop: when Serve's context ends (a
+// signal) while a call waits on a hung server, the call is answered with a
+// tool error saying the server is stopping, even when the answer takes a
+// while to reach the connection after the tool returned: the connection
+// closes only once the answer was written.
+func TestServeAnswersCallsInFlightOnStop(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	cmd, fargs, env := testenv.FakeServer(t, "--hang-on", "textDocument/hover", "--record", record)
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	rt := start(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, ct := sdk.NewInMemoryTransports()
+	served := make(chan error, 1)
+	// Serve lives until cancel; joined below.
+	slowAnswer := func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "tools/call" {
+				time.Sleep(200 * time.Millisecond)
+			}
+			return res, err
+		}
+	}
+	go func() { served <- mcp.Serve(ctx, rt, st, "test", mcp.WithMiddleware(slowAnswer)) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	answered := make(chan *sdk.CallToolResult, 1)
+	failed := make(chan error, 1)
+	// One call, hung until Serve stops; joined below.
+	go func() {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "lsp", Arguments: at("hover")})
+		if err != nil {
+			failed <- err
+			return
+		}
+		answered <- res
+	}()
+	testenv.Eventually(t, 30*time.Second, "the hover call reached the server", func() bool {
+		return slices.Contains(testenv.Methods(testenv.Records(t, record)), "textDocument/hover")
+	})
+	cancel()
+	select {
+	case res := <-answered:
+		if text := resultText(t, res); !res.IsError || !strings.Contains(text, "shutting down") {
+			t.Errorf("the call in flight was answered %q (error %v), want a tool error saying the server is shutting down", text, res.IsError)
+		}
+	case err := <-failed:
+		t.Errorf("the call in flight got no answer: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight got no answer")
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve after cancel = %v, want nil", err)
 	}
 }

@@ -81,6 +81,8 @@ type options struct {
 	sessionID   string
 	// server, if not nil, changes the SDK server's options (http.go).
 	server func(*sdk.ServerOptions)
+	// middleware wraps the server's handling of requests (tests).
+	middleware []sdk.Middleware
 }
 
 // Option changes a setting of NewServer or Serve.
@@ -126,7 +128,7 @@ func Serve(ctx context.Context, rt *agentlsp.Runtime, t sdk.Transport, version s
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
 	defer context.AfterFunc(ctx, func() { tl.drain(answerGrace); stopRun() })()
-	err := srv.Run(runCtx, endingTransport{Transport: t, end: end, ended: tl.inputEnded})
+	err := srv.Run(runCtx, endingTransport{Transport: t, end: end, ended: tl.inputEnded, unanswered: &tl.unanswered})
 	if tl.logs != nil {
 		tl.logs.forgetServer(srv)
 	}
@@ -155,16 +157,18 @@ type tools struct {
 	life context.Context
 	// inputEnded: the client closed the connection (a normal end).
 	inputEnded *atomic.Bool
-	inflight   atomic.Int64 // tool calls running
+	// unanswered counts the client's requests read and not yet answered
+	// (the answer written, not only returned by its handler).
+	unanswered atomic.Int64
 }
 
 // answerGrace bounds how long a stopping server waits for its calls in
 // flight to be answered.
 const answerGrace = 500 * time.Millisecond
 
-// drain waits, at most d, until no tool call runs.
+// drain waits, at most d, until every request of the client was answered.
 func (tl *tools) drain(d time.Duration) {
-	for deadline := time.Now().Add(d); tl.inflight.Load() > 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(d); tl.unanswered.Load() > 0 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -189,6 +193,7 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 	if tl.logs != nil {
 		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
 	}
+	srv.AddReceivingMiddleware(o.middleware...)
 	addTool(srv, lspTool(), guard(tl, "lsp", lspScope, tl.lsp))
 	addTool(srv, diagnosticsTool(), guard(tl, "diagnostics", diagnosticsScope, tl.diagnostics))
 	return srv, tl
@@ -212,8 +217,6 @@ func readOnly(title string) *sdk.ToolAnnotations {
 // Logs of the call carry its session in their context (see LogHandler).
 func guard[In, Out any](tl *tools, name string, sc func(In) scope, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
-		tl.inflight.Add(1)
-		defer tl.inflight.Add(-1)
 		ctx, cancel := context.WithTimeout(withSession(ctx, req), tl.timeout)
 		defer cancel()
 		defer context.AfterFunc(tl.life, cancel)() // the server stops: answer now
@@ -283,11 +286,14 @@ func (h quietStop) WithGroup(name string) slog.Handler {
 
 // endingTransport ends a server's life when its connection's input ends
 // (the client closed stdin): the calls in flight are answered at once
-// instead of holding the connection open until they finish.
+// instead of holding the connection open until they finish. It counts the
+// client's requests not yet answered, so that a stopping server closes
+// its connection only once their answers were written.
 type endingTransport struct {
 	sdk.Transport
-	end   context.CancelFunc
-	ended *atomic.Bool
+	end        context.CancelFunc
+	ended      *atomic.Bool
+	unanswered *atomic.Int64
 }
 
 func (t endingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -295,17 +301,21 @@ func (t endingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return endingConn{Connection: c, end: t.end, ended: t.ended}, nil
+	return endingConn{Connection: c, end: t.end, ended: t.ended, unanswered: t.unanswered}, nil
 }
 
 type endingConn struct {
 	sdk.Connection
-	end   context.CancelFunc
-	ended *atomic.Bool
+	end        context.CancelFunc
+	ended      *atomic.Bool
+	unanswered *atomic.Int64
 }
 
 func (c endingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
+	if r, ok := m.(*jsonrpc.Request); ok && err == nil && r.IsCall() {
+		c.unanswered.Add(1)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			c.ended.Store(true)
@@ -313,4 +323,12 @@ func (c endingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.end()
 	}
 	return m, err
+}
+
+func (c endingConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, m)
+	if _, ok := m.(*jsonrpc.Response); ok {
+		c.unanswered.Add(-1) // written or failed: either way, no more to wait for
+	}
+	return err
 }
