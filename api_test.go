@@ -21,7 +21,7 @@ import (
 // which version; a retry of the same text reports that text's error (the
 // abandoned attempt did not move the baseline).
 func TestCancellationIsAtomic(t *testing.T) {
-	rt, ws, record := fakeRuntime(t, "--push-delay", "400ms")
+	rt, ws, record := fakeRuntime(t, "--push-delay", "2s")
 	s := rt.Session("agent")
 	main := filepath.Join(ws, "main.py")
 	base, _ := os.ReadFile(main)
@@ -38,9 +38,21 @@ func TestCancellationIsAtomic(t *testing.T) {
 		t.Errorf("the server got the text of an edit whose context was done")
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// Cancelled once the server has the text, while the edit waits for
+	// diagnostics (published 2 s later).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = s.Edit(ctx, main, broken)
+	edited := make(chan error, 1)
+	// One edit, joined below.
+	go func() {
+		_, err := s.Edit(ctx, main, broken)
+		edited <- err
+	}()
+	testenv.Eventually(t, 30*time.Second, "the edit's text reached the server", func() bool {
+		return strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "didOpen")
+	})
+	cancel()
+	err = <-edited
 	if !errors.As(err, &ee) || !ee.Applied || len(ee.Versions) != 1 || ee.Versions[0].Version == 0 {
 		t.Fatalf("Edit cancelled while waiting = %v, want applied with its version", err)
 	}

@@ -204,10 +204,12 @@ type RouterStatus struct {
 // BarrierStats counts the barriers taken (each holds every call that
 // waits for the changes on disk before it to reach the servers; Spent is
 // their time in all) and the calls that found nothing on its way and went
-// at once (Skipped).
+// at once (Skipped). Reaching is the part of Spent until the watcher's
+// batch naming the barrier was handled; the rest went to the disk work
+// that batch started (re-syncs, closes).
 type BarrierStats struct {
-	Taken, Skipped uint64
-	Spent          time.Duration
+	Taken, Skipped  uint64
+	Spent, Reaching time.Duration
 }
 
 // ServerInfo is the router's view of one server actor.

@@ -51,8 +51,8 @@ type barriers struct {
 	seen    uint64         // the last FilesChanged handled (its Seq)
 	skipped uint64         // calls that needed no barrier
 	// Cost: barriers completed and the time they took, for status.
-	done  uint64
-	spent time.Duration
+	done            uint64
+	spent, reaching time.Duration
 }
 
 // barrierTimeout fires when a barrier took too long.
@@ -120,6 +120,7 @@ func (r *routerActor) barrierReached(ctx actor.Context, ids []uint64) {
 	for _, id := range ids {
 		if id == r.b.current {
 			r.b.reached = true
+			r.b.reaching += time.Since(r.b.started)
 			r.timers.Cancel(r.b.timer)
 		}
 	}

@@ -240,7 +240,7 @@ func (r *routerActor) onTerminated(m *actor.Terminated) {
 
 func (r *routerActor) status() *messages.RouterStatus {
 	s := &messages.RouterStatus{Workspace: r.cfg.Workspace, Barriers: messages.BarrierStats{
-		Taken: r.b.done, Skipped: r.b.skipped, Spent: r.b.spent}}
+		Taken: r.b.done, Skipped: r.b.skipped, Spent: r.b.spent, Reaching: r.b.reaching}}
 	for _, e := range r.servers {
 		s.Servers = append(s.Servers, messages.ServerInfo{
 			ServerKey: e.key, State: e.state, Incarnation: e.gen, PID: e.osPID,

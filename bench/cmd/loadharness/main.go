@@ -140,8 +140,8 @@ func runScenario(ctx context.Context, o *options, dir string, sc scenario, log i
 				fmt.Fprintf(log, "loadharness: %s run %d: %s: %s, e.g. %s\n", sc.name, run, mode, kind, sample)
 			}
 			if b := res.Barriers; b != nil && b.Taken > 0 {
-				fmt.Fprintf(log, "loadharness: %s run %d: %s: %d barriers, %.2f ms each on average; %d calls went at once\n",
-					sc.name, run, mode, b.Taken, msOf(b.Spent)/float64(b.Taken), b.Skipped)
+				fmt.Fprintf(log, "loadharness: %s run %d: %s: %d barriers, %.2f ms each on average (%.2f until the watcher's batch); %d calls went at once\n",
+					sc.name, run, mode, b.Taken, msOf(b.Spent)/float64(b.Taken), msOf(b.Reaching)/float64(b.Taken), b.Skipped)
 			}
 			out.Modes = append(out.Modes, res)
 		}

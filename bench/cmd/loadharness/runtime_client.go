@@ -100,7 +100,8 @@ func (c *runtimeClient) barriers(ctx context.Context) messages.BarrierStats {
 	for _, rt := range c.rts {
 		res, err := rt.System().Root.RequestFuture(rt.Router(), &messages.GetRouterStatus{}, 10*time.Second).Result()
 		if st, ok := res.(*messages.RouterStatus); ok && err == nil {
-			sum.Taken, sum.Skipped, sum.Spent = sum.Taken+st.Barriers.Taken, sum.Skipped+st.Barriers.Skipped, sum.Spent+st.Barriers.Spent
+			sum.Taken, sum.Skipped = sum.Taken+st.Barriers.Taken, sum.Skipped+st.Barriers.Skipped
+			sum.Spent, sum.Reaching = sum.Spent+st.Barriers.Spent, sum.Reaching+st.Barriers.Reaching
 		}
 	}
 	return sum
