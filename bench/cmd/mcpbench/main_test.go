@@ -29,13 +29,10 @@ func TestSmoke(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// --edit-delay: agentlsp answers a diagnostics call made right after a
-	// write, before its file watcher (100 ms debounce) has passed the write
-	// on, with the previous state labelled fresh (docs/BENCHMARKS.md, "MCP
-	// benchmark client"); on a loaded machine 200 ms is not always enough.
-	// The smoke test checks the tool, so it leaves the watcher a second.
+	// The diagnostics calls come right after their writes, as an agent's
+	// would: a right answer must wait for the write to reach gopls.
 	args := []string{"--files", "5", "--calls", "3", "--warmup", "1", "--edits", "2", "--cold", "1",
-		"--check-runs", "1", "--edit-delay", "1s", "--deadline", "90s", "--json", jsonPath}
+		"--check-runs", "1", "--relay", "--deadline", "90s", "--json", jsonPath}
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
@@ -47,6 +44,11 @@ func TestSmoke(t *testing.T) {
 	for _, o := range rep.Ops {
 		checkSide(t, o.Op+" raw", o.Raw, 3)
 		checkSide(t, o.Op+" mcp", o.MCP, 3)
+		if o.Relayed == nil {
+			t.Errorf("%s: no relayed raw client with --relay", o.Op)
+		} else {
+			checkSide(t, o.Op+" relayed", *o.Relayed, 3)
+		}
 	}
 	if rep.Edit == nil || rep.Cold == nil || rep.Check == nil {
 		t.Fatalf("report lacks a phase: edit %v, cold %v, check %v", rep.Edit, rep.Cold, rep.Check)
@@ -64,7 +66,7 @@ func TestSmoke(t *testing.T) {
 	if m := rep.Memory; m == nil || m.RawGopls <= 0 || m.Agentlsp <= 0 || m.AgentlspLSP <= 0 {
 		t.Errorf("peak memory not read: %+v", m)
 	}
-	for _, want := range []string{"| goToDefinition |", "| outgoingCalls |", "### Edit on disk", "### Cold start", "### One-shot check"} {
+	for _, want := range []string{"| goToDefinition |", "| outgoingCalls |", "lsprelay", "### Edit on disk", "### Cold start", "### One-shot check"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, stdout.String())
 		}

@@ -23,6 +23,7 @@ var phases = []string{"nav", "edit", "cold", "check"}
 // options are the parsed flags.
 type options struct {
 	agentlsp    string   // binary; "" builds one
+	relay       bool     // also measure raw gopls through lsprelay (nav)
 	gopls       string   // absolute path of gopls
 	workspace   string   // existing directory; "" generates a module
 	files       int      // .go files of the generated module
@@ -54,6 +55,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.agentlsp, "agentlsp", "", "agentlsp binary `PATH` (default: go build ./cmd/agentlsp into a temporary directory)")
 	fs.StringVar(&o.gopls, "gopls", "", "gopls binary `PATH` (default: ~/.cache/agentlsp/bin/gopls, then PATH); agentlsp is configured to run the same one")
 	fs.StringVar(&o.workspace, "workspace", "", "measure an existing `DIR` (copied per client) instead of a generated module; needs --at")
+	fs.BoolVar(&o.relay, "relay", false, "nav: also measure raw gopls through lsprelay (a process that only relays bytes), the floor of any process between a client and gopls")
 	fs.IntVar(&o.files, "files", 10, "`N` .go files in the generated module (at least 5)")
 	fs.StringVar(&o.at, "at", "", "with --workspace: a call site `FILE:LINE:COL` (1-based, on the called name)")
 	fs.StringVar(&o.impl, "impl", "", "with --workspace: an interface name `FILE:LINE:COL` for goToImplementation (default --at)")

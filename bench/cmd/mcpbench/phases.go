@@ -25,7 +25,7 @@ const coldGap = 10 * time.Millisecond
 func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
 	o := b.o
 	fmt.Fprintln(b.log, "mcpbench: starting raw gopls and agentlsp mcp...")
-	raw, err := startRaw(ctx, o.gopls, b.rawWS, b.tmp, o.callTimeout, []string{b.t.Call.Path})
+	raw, err := startRaw(ctx, o.gopls, "", b.rawWS, b.tmp, o.callTimeout, []string{b.t.Call.Path})
 	if err != nil {
 		return err
 	}
@@ -40,8 +40,15 @@ func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
 	}
 	defer func() { err = errors.Join(err, mcp.close()) }()
 	if o.runs("nav") {
+		var relayed *rawSide
+		if b.relay != "" {
+			if relayed, err = startRaw(ctx, o.gopls, b.relay, b.relayWS, b.tmp, o.callTimeout, []string{b.t.Call.Path}); err != nil {
+				return err
+			}
+			defer func() { err = errors.Join(err, relayed.close(ctx)) }()
+		}
 		rep.Floor = b.floor(ctx, mcp)
-		rep.Ops = b.nav(ctx, raw, mcp)
+		rep.Ops = b.nav(ctx, raw, mcp, relayed)
 	}
 	if o.runs("edit") && b.orig != "" && o.edits > 0 {
 		rep.Edit = b.edits(ctx, raw, mcp)
@@ -75,28 +82,40 @@ func (b *bench) learnDefinition(ctx context.Context, raw *rawSide) error {
 }
 
 // nav measures every operation: warm-up calls, then o.calls calls per
-// client, interleaved.
-func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide) []OpResult {
+// client, interleaved, each client first in turn; relayed (raw gopls
+// through lsprelay) is measured too unless nil.
+func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *rawSide) []OpResult {
 	var out []OpResult
 	for _, op := range b.o.ops {
 		if ctx.Err() != nil {
 			break
 		}
-		var rs, ms sample
+		clients := []func() (time.Duration, error){
+			func() (time.Duration, error) { return raw.do(ctx, op, b.t) },
+			func() (time.Duration, error) { return mcp.do(ctx, op, b.t) },
+		}
+		if relayed != nil {
+			clients = append(clients, func() (time.Duration, error) { return relayed.do(ctx, op, b.t) })
+		}
+		samples := make([]sample, len(clients))
 		for i := range b.o.warmup + b.o.calls {
 			if ctx.Err() != nil {
 				break
 			}
-			rd, rerr, md, merr := pair(i%2 == 1,
-				func() (time.Duration, error) { return raw.do(ctx, op, b.t) },
-				func() (time.Duration, error) { return mcp.do(ctx, op, b.t) })
-			if i >= b.o.warmup {
-				rs.add(rd, rerr)
-				ms.add(md, merr)
+			for k := range clients {
+				c := (i + k) % len(clients)
+				d, err := clients[c]()
+				if i >= b.o.warmup {
+					samples[c].add(d, err)
+				}
 			}
 		}
-		r := OpResult{Op: op, Raw: rs.side(), MCP: ms.side()}
+		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side()}
 		r.OverheadP50 = round2(r.MCP.P50 - r.Raw.P50)
+		if relayed != nil {
+			side := samples[2].side()
+			r.Relayed, r.RelayOverheadP50 = &side, round2(side.P50-r.Raw.P50)
+		}
 		fmt.Fprintf(b.log, "mcpbench: %-20s raw p50 %6.2f ms  mcp p50 %6.2f ms  overhead %+.2f ms  correct %d/%d, %d/%d\n",
 			op, r.Raw.P50, r.MCP.P50, r.OverheadP50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)
 		out = append(out, r)
@@ -209,7 +228,7 @@ func (b *bench) cold(ctx context.Context) *ColdResult {
 // coldRaw starts gopls and asks for the definition until it is right.
 func (b *bench) coldRaw(ctx context.Context) (d time.Duration, err error) {
 	start := time.Now()
-	raw, err := startRaw(ctx, b.o.gopls, b.rawWS, b.tmp, b.o.callTimeout, []string{b.t.Call.Path})
+	raw, err := startRaw(ctx, b.o.gopls, "", b.rawWS, b.tmp, b.o.callTimeout, []string{b.t.Call.Path})
 	if err != nil {
 		return time.Since(start), err
 	}

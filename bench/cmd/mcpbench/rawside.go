@@ -67,9 +67,14 @@ type lspDiagnostic struct {
 }
 
 // startRaw starts gopls in root (stderr to a file in tmp), initializes it
-// and opens the given files. On error nothing is left running.
-func startRaw(ctx context.Context, gopls, root, tmp string, timeout time.Duration, open []string) (_ *rawSide, err error) {
-	cmd, stderr, err := command(tmp, "gopls", gopls)
+// and opens the given files. On error nothing is left running. With a
+// relay, gopls runs under it (relay gopls).
+func startRaw(ctx context.Context, gopls, relay, root, tmp string, timeout time.Duration, open []string) (_ *rawSide, err error) {
+	name, path, args := "gopls", gopls, []string(nil)
+	if relay != "" {
+		name, path, args = "relayed-gopls", relay, []string{gopls}
+	}
+	cmd, stderr, err := command(tmp, name, path, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,15 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
 				o.MCP.P50, o.MCP.P99, o.OverheadP50, of(o.Raw), of(o.MCP))
 		}
+		if len(r.Ops) > 0 && r.Ops[0].Relayed != nil {
+			b.WriteString("\nRaw gopls through lsprelay, a process that only relays bytes (the least any process in the middle costs), in the same run:\n\n")
+			b.WriteString("| operation | relayed p50 | relayed p99 | relay overhead p50 | agentlsp overhead p50 |\n|---|---|---|---|---|\n")
+			for _, o := range r.Ops {
+				if o.Relayed != nil {
+					fmt.Fprintf(&b, "| %s | %.2f | %.2f | %+.2f | %+.2f |\n", o.Op, o.Relayed.P50, o.Relayed.P99, o.RelayOverheadP50, o.OverheadP50)
+				}
+			}
+		}
 		if f := r.Floor; f != nil {
 			fmt.Fprintf(&b, "\nThe MCP protocol's own round trip (a ping through the same client, server and pipes, no tool): "+
 				"p50 %.2f, p99 %.2f; the overhead less this floor is what agentlsp adds.\n", f.P50, f.P99)

@@ -24,6 +24,9 @@ type bench struct {
 	config string // agentlsp configuration: gopls is o.gopls
 	src    string // the pristine workspace
 	rawWS  string // the raw client's copy
+	// relayWS is the relayed raw client's copy, relay the lsprelay
+	// binary ("" without --relay).
+	relayWS, relay string
 	mcpWS  string // the MCP client's copy
 	t      target
 	// orig and broken are the text of the file declaring the called
@@ -46,6 +49,11 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *bench, cleanup fu
 	b = &bench{o: o, log: log, tmp: tmp, bin: o.agentlsp, config: filepath.Join(tmp, "agentlsp.json")}
 	if b.bin == "" {
 		if b.bin, err = benchcmd.BuildAgentlsp(ctx, "mcpbench", tmp, log); err != nil {
+			return nil, cleanup, err
+		}
+	}
+	if o.relay {
+		if b.relay, err = benchcmd.Build(ctx, "mcpbench", tmp, "bench/cmd/lsprelay", log); err != nil {
 			return nil, cleanup, err
 		}
 	}
@@ -84,7 +92,12 @@ func (b *bench) workspaces() error {
 		b.t.Query = o.query
 	}
 	b.rawWS, b.mcpWS = filepath.Join(b.tmp, "raw"), filepath.Join(b.tmp, "mcp")
-	for _, dst := range []string{b.rawWS, b.mcpWS} {
+	copies := []string{b.rawWS, b.mcpWS}
+	if b.relay != "" {
+		b.relayWS = filepath.Join(b.tmp, "relayed")
+		copies = append(copies, b.relayWS)
+	}
+	for _, dst := range copies {
 		if err := copyTree(b.src, dst); err != nil {
 			return err
 		}

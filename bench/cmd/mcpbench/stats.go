@@ -69,6 +69,11 @@ type OpResult struct {
 	MCP Side   `json:"mcp"`
 	// OverheadP50 is MCP p50 minus raw p50, in ms.
 	OverheadP50 float64 `json:"overhead_p50_ms"`
+	// Relayed is raw gopls through lsprelay (--relay), and
+	// RelayOverheadP50 its p50 minus raw p50: the floor of any process
+	// between a client and gopls.
+	Relayed          *Side   `json:"relayed,omitempty"`
+	RelayOverheadP50 float64 `json:"relay_overhead_p50_ms,omitempty"`
 }
 
 // Side is one client's calls: latency of those that answered (right or

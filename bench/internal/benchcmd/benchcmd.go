@@ -40,13 +40,20 @@ func Main(name string, run Run) {
 // BuildAgentlsp compiles agentlsp into dir (within 5 minutes), saying so
 // on log.
 func BuildAgentlsp(ctx context.Context, name, dir string, log io.Writer) (string, error) {
-	bin := filepath.Join(dir, "agentlsp")
-	fmt.Fprintf(log, "%s: building agentlsp...\n", name)
+	return Build(ctx, name, dir, "cmd/agentlsp", log)
+}
+
+// Build compiles the module's command in pkg (a directory relative to
+// the module's root, such as cmd/agentlsp) into dir, within 5 minutes,
+// saying so on log.
+func Build(ctx context.Context, name, dir, pkg string, log io.Writer) (string, error) {
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	fmt.Fprintf(log, "%s: building %s...\n", name, filepath.Base(pkg))
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/agentlsp/agentlsp/"+pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("%s: go build agentlsp (run inside the agentlsp module, or pass --agentlsp): %v\n%s", name, err, out)
+		return "", fmt.Errorf("%s: go build %s (run inside the agentlsp module): %v\n%s", name, pkg, err, out)
 	}
 	return bin, nil
 }
