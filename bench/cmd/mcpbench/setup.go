@@ -27,8 +27,8 @@ type bench struct {
 	// relayWS is the relayed raw client's copy, relay the lsprelay
 	// binary ("" without --relay).
 	relayWS, relay string
-	mcpWS  string // the MCP client's copy
-	t      target
+	mcpWS          string // the MCP client's copy
+	t              target
 	// orig and broken are the text of the file declaring the called
 	// function, as it is and with the function renamed ("" when the
 	// declaration is outside the workspace).
