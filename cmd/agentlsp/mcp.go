@@ -86,12 +86,13 @@ func logStats(std stdio, d time.Duration) (stop func()) {
 	}
 }
 
-// stdioTransport speaks MCP on the command's stdin and stdout. A line that
+// stdioTransport speaks MCP on the command's stdin and stdout, in
+// non-blocking mode when they are pipes or sockets (pollable). A line that
 // is not valid JSON-RPC gets a JSON-RPC error on stdout, a warning in the
 // logs (stderr, and the client if it asked for logs), and the server goes
 // on.
 func stdioTransport(rt *agentlsp.Runtime, std stdio) *mcp.StdioTransport {
-	tr := mcp.NewStdioTransport(std.in, std.out)
+	tr := mcp.NewStdioTransport(pollable(std.in, std.out))
 	tr.Logger = rt.System().Logger().With("component", "mcp")
 	return tr
 }
