@@ -67,6 +67,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// mailboxThroughput is how many messages an actor handles before it lets
+// other goroutines run (protoactor's default).
+const mailboxThroughput = 300
+
 // Runtime is a running agentlsp for one workspace.
 type Runtime struct {
 	cfg       Config
@@ -74,8 +78,11 @@ type Runtime struct {
 	registry  *config.Registry
 	sys       *actor.ActorSystem
 	reaper    *lifecycle.Reaper
-	router    *actor.PID
-	diag      *actor.PID
+	// dispatcher runs the mailboxes of the router, the servers and the
+	// diagnostics actor on workers the reaper joins.
+	dispatcher *lifecycle.Dispatcher
+	router     *actor.PID
+	diag       *actor.PID
 
 	ids      atomic.Uint64
 	done     chan struct{} // closed by Shutdown
@@ -103,11 +110,12 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		cfg: cfg, workspace: ws, registry: reg, reaper: &lifecycle.Reaper{},
 		sys: lifecycle.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session), texts: editor.NewTexts(),
 	}
+	rt.dispatcher = lifecycle.NewDispatcher(rt.reaper, mailboxThroughput)
 	rt.diag = rt.sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{
-		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger, Workspace: ws, Reaper: rt.reaper,
+		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger, Workspace: ws, Reaper: rt.reaper, Dispatcher: rt.dispatcher,
 	}))
 	rt.router = rt.sys.Root.Spawn(router.NewProps(router.Config{
-		Workspace: ws, Registry: reg, Reaper: rt.reaper, Observers: []*actor.PID{rt.diag}, Diagnostics: rt.diag,
+		Workspace: ws, Registry: reg, Reaper: rt.reaper, Dispatcher: rt.dispatcher, Observers: []*actor.PID{rt.diag}, Diagnostics: rt.diag,
 		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger,
 	}))
 	return rt, nil
@@ -165,6 +173,7 @@ func (rt *Runtime) Shutdown(ctx context.Context) error {
 		defer context.AfterFunc(ctx, rt.reaper.Hurry)()
 		_ = rt.sys.Root.StopFuture(rt.router).Wait()
 		_ = rt.sys.Root.StopFuture(rt.diag).Wait()
+		rt.dispatcher.Close() // its workers end; the reaper joins them
 		if !rt.reaper.Wait(ctx) {
 			// Out of time: the processes are being killed; give them a
 			// moment to be reaped. Only what outlives that is an error.

@@ -48,6 +48,8 @@ type Config struct {
 	// every change could reach every file.
 	Workspace string
 	Reaper    *lifecycle.Reaper
+	// Dispatcher runs the actor's mailbox; nil: protoactor's default.
+	Dispatcher actor.Dispatcher
 }
 
 // NewProps returns the props of the diagnostics actor.
@@ -70,7 +72,11 @@ func NewProps(cfg Config) *actor.Props {
 	if cfg.Clock == nil {
 		cfg.Clock = lifecycle.RealClock{}
 	}
-	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} })
+	var opts []actor.PropsOption
+	if cfg.Dispatcher != nil {
+		opts = append(opts, actor.WithDispatcher(cfg.Dispatcher))
+	}
+	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} }, opts...)
 }
 
 // serverView is what the actor knows of a server's state.

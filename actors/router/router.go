@@ -25,6 +25,9 @@ type Config struct {
 	Registry *config.Registry
 	// Reaper joins the goroutines of the router and its servers; required.
 	Reaper *lifecycle.Reaper
+	// Dispatcher runs the mailboxes of the router and its servers; nil:
+	// protoactor's default.
+	Dispatcher actor.Dispatcher
 	// Observers receive every server's StateChanged, PublishedDiagnostics
 	// and Progress (the diagnostics actor).
 	Observers []*actor.PID
@@ -52,9 +55,13 @@ func NewProps(cfg Config) *actor.Props {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	strategy := supervisor.NewStrategy(cfg.Policy)
+	opts := []actor.PropsOption{actor.WithSupervisor(strategy)}
+	if cfg.Dispatcher != nil {
+		opts = append(opts, actor.WithDispatcher(cfg.Dispatcher))
+	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &routerActor{cfg: cfg, strategy: strategy}
-	}, actor.WithSupervisor(strategy))
+	}, opts...)
 }
 
 // routerActor is the router. All its state is owned by its mailbox.
@@ -177,7 +184,7 @@ func (r *routerActor) server(ctx actor.Context, key messages.ServerKey, def *con
 	observers := append([]*actor.PID{r.self}, r.cfg.Observers...)
 	pid := ctx.Spawn(server.NewProps(server.Config{
 		Server: def, Root: key.Root, Observers: observers,
-		Policy: r.cfg.Policy, Reaper: r.cfg.Reaper, Logger: r.cfg.Logger,
+		Policy: r.cfg.Policy, Reaper: r.cfg.Reaper, Dispatcher: r.cfg.Dispatcher, Logger: r.cfg.Logger,
 	}))
 	e := &serverEntry{key: key, def: def, lim: def.Effective(), pid: pid, state: messages.StateStarting}
 	r.servers[key] = e
