@@ -49,7 +49,7 @@ type Config struct {
 	Workspace string
 	Reaper    *lifecycle.Reaper
 	// Dispatcher runs the actor's mailbox; nil: protoactor's default.
-	Dispatcher actor.Dispatcher
+	Dispatcher *lifecycle.Dispatcher
 }
 
 // NewProps returns the props of the diagnostics actor.
@@ -72,11 +72,7 @@ func NewProps(cfg Config) *actor.Props {
 	if cfg.Clock == nil {
 		cfg.Clock = lifecycle.RealClock{}
 	}
-	var opts []actor.PropsOption
-	if cfg.Dispatcher != nil {
-		opts = append(opts, actor.WithDispatcher(cfg.Dispatcher))
-	}
-	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} }, opts...)
+	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} }, cfg.Dispatcher.Options()...)
 }
 
 // serverView is what the actor knows of a server's state.

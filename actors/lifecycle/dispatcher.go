@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
 )
 
 // workerIdle is how long a Dispatcher's worker waits for another mailbox
@@ -33,6 +35,15 @@ type Dispatcher struct {
 // how many messages a mailbox handles before it yields.
 func NewDispatcher(r *Reaper, throughput int) *Dispatcher {
 	return &Dispatcher{reaper: r, throughput: throughput, work: make(chan func()), done: make(chan struct{})}
+}
+
+// Options are the props options that run a mailbox on d: none on nil
+// (protoactor's default dispatcher).
+func (d *Dispatcher) Options() []actor.PropsOption {
+	if d == nil {
+		return nil
+	}
+	return []actor.PropsOption{actor.WithDispatcher(d)}
 }
 
 // Throughput implements actor.Dispatcher.

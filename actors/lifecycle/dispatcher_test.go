@@ -10,6 +10,8 @@ import (
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
+// TestMain checks, after the tests, for leaked goroutines (goleak, through
+// testenv.Main) and child processes.
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // goid is the running goroutine's id, from its stack header.

@@ -27,7 +27,7 @@ type Config struct {
 	Reaper *lifecycle.Reaper
 	// Dispatcher runs the mailboxes of the router and its servers; nil:
 	// protoactor's default.
-	Dispatcher actor.Dispatcher
+	Dispatcher *lifecycle.Dispatcher
 	// Observers receive every server's StateChanged, PublishedDiagnostics
 	// and Progress (the diagnostics actor).
 	Observers []*actor.PID
@@ -55,13 +55,9 @@ func NewProps(cfg Config) *actor.Props {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	strategy := supervisor.NewStrategy(cfg.Policy)
-	opts := []actor.PropsOption{actor.WithSupervisor(strategy)}
-	if cfg.Dispatcher != nil {
-		opts = append(opts, actor.WithDispatcher(cfg.Dispatcher))
-	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &routerActor{cfg: cfg, strategy: strategy}
-	}, opts...)
+	}, append(cfg.Dispatcher.Options(), actor.WithSupervisor(strategy))...)
 }
 
 // routerActor is the router. All its state is owned by its mailbox.

@@ -31,7 +31,7 @@ type Config struct {
 	// Reaper joins the actor's goroutines; required.
 	Reaper *lifecycle.Reaper
 	// Dispatcher runs the actor's mailbox; nil: protoactor's default.
-	Dispatcher actor.Dispatcher
+	Dispatcher *lifecycle.Dispatcher
 	// RetryBackoff is the first delay of the ContentModified retries
 	// (default 500ms, doubling, 3 retries).
 	RetryBackoff time.Duration
@@ -72,7 +72,7 @@ func NewProps(cfg Config) *actor.Props {
 	st := &durable{docs: docs.New(), budget: supervisor.NewBudget(cfg.Policy)}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &serverActor{cfg: cfg, lim: lim, st: st}
-	}, dispatcher(cfg.Dispatcher)...)
+	}, cfg.Dispatcher.Options()...)
 }
 
 // durable is the server actor's state that survives actor restarts.
@@ -250,11 +250,3 @@ func (a *serverActor) status() *messages.ServerStatus {
 func (a *serverActor) indexing() bool { return len(a.progress) > a.diagnoses() }
 
 func (a *serverActor) running() bool { return a.state == messages.StateRunning && a.inc != nil }
-
-// dispatcher is the props option that runs a mailbox on d, if not nil.
-func dispatcher(d actor.Dispatcher) []actor.PropsOption {
-	if d == nil {
-		return nil
-	}
-	return []actor.PropsOption{actor.WithDispatcher(d)}
-}

@@ -217,27 +217,13 @@ func daemonStatus(t *testing.T, bin string) []struct {
 // raceWatch returns a writer for a process's stderr that copies it to the
 // test's and fails the test if the race detector reported a race in it.
 func raceWatch(t *testing.T) io.Writer {
-	w := &raceWriter{}
+	var buf testenv.Buffer
 	t.Cleanup(func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if i := bytes.Index(w.buf.Bytes(), []byte("WARNING: DATA RACE")); i >= 0 {
-			t.Errorf("a data race in a process of the test:\n%s", w.buf.Bytes()[i:])
+		if out := buf.String(); strings.Contains(out, "WARNING: DATA RACE") {
+			t.Errorf("a data race in a process of the test:\n%s", out[strings.Index(out, "WARNING: DATA RACE"):])
 		}
 	})
-	return w
-}
-
-type raceWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *raceWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	return os.Stderr.Write(p)
+	return io.MultiWriter(&buf, os.Stderr)
 }
 
 // checkDaemonLogs fails the test if a daemon's log reports a data race.

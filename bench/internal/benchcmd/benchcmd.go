@@ -40,7 +40,11 @@ func Main(name string, run Run) {
 // BuildAgentlsp compiles agentlsp into dir (within 5 minutes), saying so
 // on log.
 func BuildAgentlsp(ctx context.Context, name, dir string, log io.Writer) (string, error) {
-	return Build(ctx, name, dir, "cmd/agentlsp", log)
+	bin, err := Build(ctx, name, dir, "cmd/agentlsp", log)
+	if err != nil {
+		err = fmt.Errorf("%w\n(or pass --agentlsp with a built binary)", err)
+	}
+	return bin, err
 }
 
 // Build compiles the module's command in pkg (a directory relative to
