@@ -167,14 +167,17 @@ func (r *routerActor) checkStamps(ctx actor.Context) {
 // text the servers have was set. seen says the watcher saw the file
 // change: a document read from disk is then read again even when size and
 // time look the same (a rewrite within the file system's time
-// resolution); re-sending the same text changes nothing. The work counts
-// against the barrier.
+// resolution); re-sending the same text changes nothing. Reading the file
+// counts against the barrier; once the text (or the close) is handed to
+// the server actors, the calls held behind it may go: each server actor
+// takes its messages in the order the router sent them, so a call
+// released then reaches a server after the text, without waiting for the
+// server actors to confirm it.
 func (r *routerActor) diskChanged(ctx actor.Context, path string, doc *document, stamp paths.Stamp, seen bool) {
 	switch {
 	case !stamp.Exists() && doc.stamp.Exists():
 		r.cfg.Logger.Debug("open document deleted on disk; closing it", "path", path)
-		r.b.ops++
-		r.closeOnServers(ctx, doc, r.opDone(ctx))
+		r.closeOnServers(ctx, doc, func(fs *messages.FileSynced) { r.logSyncErrors("close of a deleted file", fs) })
 	case stamp.Exists() && (!doc.current(stamp) || seen && doc.fromDisk):
 		r.b.ops++
 		r.resync(ctx, path, doc, r.opDone(ctx))
@@ -182,9 +185,18 @@ func (r *routerActor) diskChanged(ctx actor.Context, path string, doc *document,
 }
 
 // opDone returns the completion of one piece of barrier work.
-func (r *routerActor) opDone(ctx actor.Context) answer {
-	return func(*messages.FileSynced) {
+func (r *routerActor) opDone(ctx actor.Context) func() {
+	return func() {
 		r.b.ops--
 		r.finishBarrier(ctx)
+	}
+}
+
+// logSyncErrors logs the servers that failed a sync nobody waits for.
+func (r *routerActor) logSyncErrors(what string, fs *messages.FileSynced) {
+	for _, sv := range fs.Servers {
+		if sv.Err != nil {
+			r.cfg.Logger.Warn(what+" failed", "path", fs.Path, "server", sv.ServerID, "err", sv.Err)
+		}
 	}
 }

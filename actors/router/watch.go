@@ -76,26 +76,19 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 	r.barrierReached(ctx, m.Barriers)
 }
 
-// resync reads an open file from disk and sends its text to the file's
+// resync reads an open file from disk and hands its text to the file's
 // servers (a no-op for those that have it already), unless the document
-// changed meanwhile; done runs when the servers answered (or nothing was
-// sent). A server's failure is logged: nobody else asked.
-func (r *routerActor) resync(ctx actor.Context, path string, doc *document, done answer) {
+// changed meanwhile; handed runs once the text went to the server actors
+// (or nothing was sent). A server's failure is logged: nobody else asked.
+func (r *routerActor) resync(ctx actor.Context, path string, doc *document, handed func()) {
 	gen := doc.gen
 	r.readDisk(ctx, path, path, func(read *diskRead) {
+		defer handed()
 		if read.err != nil || r.docs[path] != doc || doc.gen != gen {
-			done(&messages.FileSynced{Path: path, Err: read.err}) // unreadable, closed or changed meanwhile
-			return
+			return // unreadable, closed or changed meanwhile
 		}
 		doc.setText(read.text, read.stamp, true)
-		r.sendText(ctx, doc, false, func(fs *messages.FileSynced) {
-			for _, sv := range fs.Servers {
-				if sv.Err != nil {
-					r.cfg.Logger.Warn("re-sync from disk failed", "path", path, "server", sv.ServerID, "err", sv.Err)
-				}
-			}
-			done(fs)
-		})
+		r.sendText(ctx, doc, false, func(fs *messages.FileSynced) { r.logSyncErrors("re-sync from disk", fs) })
 	})
 }
 

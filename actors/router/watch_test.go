@@ -2,6 +2,7 @@ package router_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,6 +159,48 @@ func TestDocumentRequestFollowsASymlinkChange(t *testing.T) {
 		uri, text := ask(uint64(i + 1)) // right after the change
 		if uri != paths.URI(filepath.Join(dir, target, "x.py")) || text != "in "+target+"\n" {
 			t.Errorf("link to %s: the request was about %s (%q)", target, uri, text)
+		}
+	}
+}
+
+// TestBarrierSendsRewritesAheadOfTheCall: a request made right after an
+// open document was rewritten on disk reaches its server after the new
+// text, though it is about another file, is sent without a session (no
+// check of its own file), and the router releases it as soon as the
+// re-sync is handed to the server actor: the server actor takes the text
+// first.
+func TestBarrierSendsRewritesAheadOfTheCall(t *testing.T) {
+	h := actortest.New(t)
+	ws := actortest.Monorepo(t)
+	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
+	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
+		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
+	})
+	app := filepath.Join(ws, "py", "pkg", "app.py")
+	lib := filepath.Join(ws, "py", "pkg", "lib.py")
+	for _, p := range []string{app, lib} {
+		if err := os.WriteFile(p, []byte("x = 0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if fs := h.Sync(router, "agent", p, messages.SyncCurrent, ""); fs.Err != nil {
+			t.Fatalf("open %s: %v", p, fs.Err)
+		}
+	}
+	for i := 1; i <= 20; i++ {
+		want := fmt.Sprintf("x = %d\n", i)
+		if err := os.WriteFile(app, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := h.FileRequest(router, lib, "fake/documentText", map[string]string{"uri": paths.URI(app)})
+		if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
+			t.Fatalf("rewrite %d: %+v", i, res)
+		}
+		var doc struct{ Text string }
+		if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Text != want {
+			t.Fatalf("rewrite %d: the server had %q when asked; want %q", i, doc.Text, want)
 		}
 	}
 }
