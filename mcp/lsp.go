@@ -78,6 +78,13 @@ type LSPOutput struct {
 	More int `json:"more,omitempty"`
 }
 
+// ServerTimeMeta is the _meta key of an lsp answer's server time: the
+// milliseconds the language servers themselves took (from each request
+// handed to a server's connection to its answer read back, summed over
+// the requests of the call). The rest of the call is agentlsp's and the
+// MCP transport's, which is what bench/cmd/mcpbench reports.
+const ServerTimeMeta = "agentlsp/serverMs"
+
 // MaxResults bounds the locations, symbols or calls of one answer.
 const MaxResults = 100
 
@@ -149,7 +156,9 @@ func (t *tools) lsp(ctx context.Context, _ *sdk.CallToolRequest, in LSPInput) (*
 	if err != nil {
 		return nil, LSPOutput{}, fmt.Errorf("%s: %w", in.Operation, explain(ctx, err, t.timeout))
 	}
-	return textResult(v.render(out, in)), out, nil
+	res := textResult(v.render(out, in))
+	res.Meta = sdk.Meta{ServerTimeMeta: float64(v.serverTime.Microseconds()) / 1000}
+	return res, out, nil
 }
 
 // navigate runs one operation and converts its answer.

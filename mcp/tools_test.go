@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -138,5 +139,29 @@ func TestResultsCapped(t *testing.T) {
 	}
 	if !strings.HasPrefix(text, "100 references (fake):\ntotal.go:1:1  package gonav\n") || !strings.HasSuffix(text, "\n... and 50 more\n") {
 		t.Errorf("references text =\n%s", text)
+	}
+}
+
+// TestAnswerCarriesServerTime: an lsp answer's _meta says how long the
+// language server itself took (here at least the 30 ms the fake waits
+// before answering), so a client can tell the server's time from
+// agentlsp's.
+func TestAnswerCarriesServerTime(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t, "--delay", "textDocument/hover=30ms")
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake)})
+	start := time.Now()
+	res := c.call(t, "lsp", mcp.LSPInput{Operation: mcp.OpHover, FilePath: "total.go", Line: 4, Character: 6})
+	took := time.Since(start)
+	if res.IsError {
+		t.Fatalf("hover failed: %s", resultText(t, res))
+	}
+	ms, ok := res.Meta[mcp.ServerTimeMeta].(float64)
+	if !ok {
+		t.Fatalf("_meta = %v, want %s in milliseconds", res.Meta, mcp.ServerTimeMeta)
+	}
+	if server := time.Duration(ms * float64(time.Millisecond)); server < 30*time.Millisecond || server > took {
+		t.Errorf("server time %v; want at least the fake's 30ms and at most the call's %v", server, took)
 	}
 }

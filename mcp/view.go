@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/agentlsp/agentlsp"
@@ -23,6 +24,9 @@ type view struct {
 	workspace string
 	ed        *agentlsp.Editor
 	lines     map[string][]string // source lines by path, nil when unreadable
+	// serverTime sums the language servers' own time over the answers
+	// merged (a call hierarchy asks more than once).
+	serverTime time.Duration
 }
 
 func newView(rt *agentlsp.Runtime) *view {
@@ -47,6 +51,7 @@ func (v *view) merge(out *LSPOutput, a results.Answer) {
 		}
 	}
 	out.Indexing = out.Indexing || a.Indexing
+	v.serverTime += a.ServerTime
 	out.Errors = append(out.Errors, a.Errors...)
 	out.Starting = append(out.Starting, a.Starting...)
 }

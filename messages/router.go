@@ -188,7 +188,8 @@ type ServerResult struct {
 	Result   json.RawMessage
 	Err      error
 	Indexing bool
-	Starting bool // the server was not running yet and did not answer in time
+	Starting bool          // the server was not running yet and did not answer in time
+	Took     time.Duration // the server's own time (Response.Took)
 }
 
 // GetRouterStatus asks the router for RouterStatus.

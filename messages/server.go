@@ -67,6 +67,9 @@ type Response struct {
 	Result   json.RawMessage
 	Err      error
 	Indexing bool // the server reported work in progress when it answered
+	// Took is the server's own time: from the request handed to the
+	// connection to its answer read back (0 when it was not sent).
+	Took time.Duration
 }
 
 // Cancel asks a server to abandon the request with that ID; the server

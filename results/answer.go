@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentlsp/agentlsp/messages"
 )
@@ -23,6 +24,11 @@ type Answer struct {
 	// Starting lists the servers that were asked but were still starting
 	// when the answer was due (workspace symbols).
 	Starting []string `json:"starting,omitempty"`
+	// ServerTime is how long the servers themselves took: the longest of
+	// their round trips (they are asked at once), from a request handed to
+	// a server's connection to its answer read back. The rest of a call's
+	// time is agentlsp's.
+	ServerTime time.Duration `json:"-"`
 }
 
 // LocationsAnswer answers definition, references and implementation.
@@ -67,6 +73,7 @@ func Split(fr *messages.FileResponse) ([]messages.ServerResult, Answer, error) {
 	var errs []error
 	for _, r := range fr.Results {
 		ans.Indexing = ans.Indexing || r.Indexing
+		ans.ServerTime = max(ans.ServerTime, r.Took)
 		if r.Starting {
 			ans.Starting = append(ans.Starting, r.ServerID)
 			continue

@@ -76,7 +76,7 @@ func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, re
 		ctx.ReenterAfter(f, func(res any, err error) {
 			out := &reply.Results[i]
 			if resp, ok := res.(*messages.Response); ok && err == nil {
-				out.Result, out.Err, out.Indexing = resp.Result, resp.Err, resp.Indexing
+				out.Result, out.Err, out.Indexing, out.Took = resp.Result, resp.Err, resp.Indexing, resp.Took
 				out.Starting = !wasRunning && errors.Is(resp.Err, messages.ErrStartupTimeout)
 			} else {
 				out.Err = fmt.Errorf("agentlsp: server actor %s did not answer: %v", key.ServerID, err)

@@ -26,6 +26,7 @@ type pending struct {
 	sender *actor.PID
 	pull   *pulls.Request // set for the actor's own pull-diagnostics calls
 	cancel context.CancelFunc
+	took   time.Duration // the server's own time for the attempt answered
 }
 
 // Private messages about calls.
@@ -36,6 +37,7 @@ type (
 		attempt int
 		result  json.RawMessage
 		err     error
+		took    time.Duration // from handing the request to the connection to its answer
 	}
 	callRetry   struct{ id uint64 }
 	callExpired struct{ id uint64 }
@@ -109,8 +111,9 @@ func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 	p.cancel = cancel
 	send, gen, id, attempt := a.sendSelf(ctx), a.inc.gen, c.ID, c.Attempt
 	method, params := p.method()
+	start := time.Now() // the server's own time, not the actor's clock
 	a.inc.connection().Go(callCtx, method, params, func(res json.RawMessage, err error) {
-		send(&callDone{gen: gen, id: id, attempt: attempt, result: res, err: err})
+		send(&callDone{gen: gen, id: id, attempt: attempt, result: res, err: err, took: time.Since(start)})
 	})
 }
 
@@ -149,6 +152,7 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 		}
 		err = a.serverError(messages.ErrServerCrashed, err, stderr)
 	}
+	pendingOf(c).took = m.took
 	a.finish(ctx, m.id, m.result, err)
 }
 
@@ -203,7 +207,7 @@ func (a *serverActor) finish(ctx actor.Context, id uint64, result json.RawMessag
 	if p.pull != nil {
 		a.onPullDone(ctx, p.pull, result, err)
 	} else {
-		a.reply(ctx, p.sender, p.req.ID, result, err, a.cold(p.req.Method))
+		a.replyTook(ctx, p.sender, p.req.ID, result, err, p.took, a.cold(p.req.Method))
 	}
 	a.dispatchWaiting(ctx)
 	a.scheduleIdle()
@@ -220,11 +224,17 @@ func (a *serverActor) cold(method string) bool {
 	return method == "workspace/symbol" && a.cfg.Clock.Now().Sub(a.runningSince) < coldIndex
 }
 
-func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error, cold ...bool) {
+func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error) {
+	a.replyTook(ctx, to, id, result, err, 0, false)
+}
+
+// replyTook is reply with the server's own time for the call; cold says
+// the answer may lack what the server has not indexed yet.
+func (a *serverActor) replyTook(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error, took time.Duration, cold bool) {
 	if to == nil {
 		return
 	}
-	resp := &messages.Response{ID: id, ServerID: a.cfg.Server.ID, Err: err, Indexing: a.indexing() || len(cold) > 0 && cold[0]}
+	resp := &messages.Response{ID: id, ServerID: a.cfg.Server.ID, Err: err, Took: took, Indexing: a.indexing() || cold}
 	if err == nil {
 		resp.Result = result
 	}

@@ -59,15 +59,16 @@ func (b *bench) latency(ctx context.Context, w io.Writer) error {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
-	hovers := make([][]time.Duration, 2)
+	hovers, own := make([][]time.Duration, 2), make([][]time.Duration, 2)
 	for i := range b.o.calls {
 		for k := range sides {
 			s := sides[(i+k)%2]
-			d, err := b.hover(ctx, s)
+			d, server, err := b.hover(ctx, s)
 			if err != nil {
 				return fmt.Errorf("%s hover: %w", s.name, err)
 			}
 			hovers[(i+k)%2] = append(hovers[(i+k)%2], d)
+			own[(i+k)%2] = append(own[(i+k)%2], d-server)
 		}
 	}
 	edits := make([][]time.Duration, 2)
@@ -87,7 +88,8 @@ func (b *bench) latency(ctx context.Context, w io.Writer) error {
 	for _, row := range []struct {
 		name string
 		ds   [][]time.Duration
-	}{{"hover", hovers}, {"edit to fresh diagnostics", edits}} {
+	}{{"hover", hovers}, {"hover less its gopls's own time (the answer's ServerTime): the runtime's and the transport's part", own},
+		{"edit to fresh diagnostics", edits}} {
 		e, d := statsOf(row.ds[0]), statsOf(row.ds[1])
 		fmt.Fprintf(w, "| %s | %.3f ms | %.3f ms | %+.3f ms | %.3f ms | %.3f ms |\n", row.name, e.p50, d.p50, d.p50-e.p50, e.p99, d.p99)
 	}
@@ -102,7 +104,7 @@ func (b *bench) warm(ctx context.Context, s *side) error {
 	for time.Now().Before(deadline) {
 		reps, err := s.s.Diagnostics(ctx, []string{filepath.Join(s.ws, b.t.Call.Path)})
 		if err == nil && reps[0].Status == messages.StatusFresh {
-			if _, err := b.hover(ctx, s); err == nil {
+			if _, _, err := b.hover(ctx, s); err == nil {
 				return nil
 			}
 		}
@@ -111,8 +113,9 @@ func (b *bench) warm(ctx context.Context, s *side) error {
 	return fmt.Errorf("not ready after 5 minutes")
 }
 
-// hover asks for the hover at the call site.
-func (b *bench) hover(ctx context.Context, s *side) (time.Duration, error) {
+// hover asks for the hover at the call site; it returns the call's time
+// and the part of it its gopls took (each side has its own gopls process).
+func (b *bench) hover(ctx context.Context, s *side) (time.Duration, time.Duration, error) {
 	start := time.Now()
 	h, err := s.s.Hover(ctx, filepath.Join(s.ws, b.t.Call.Path),
 		agentlsp.Position{Line: uint32(b.t.Call.Line - 1), Character: uint32(b.t.Call.Column - 1)})
@@ -120,7 +123,10 @@ func (b *bench) hover(ctx context.Context, s *side) (time.Duration, error) {
 	if err == nil && (h.Hover == nil || !strings.Contains(h.Hover.Text, "func")) {
 		err = fmt.Errorf("empty hover")
 	}
-	return d, err
+	if err != nil {
+		return d, 0, err
+	}
+	return d, h.ServerTime, nil
 }
 
 // edit breaks (or restores) the call and waits for fresh diagnostics that

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentlsp/agentlsp/mcp"
 )
 
 // The MCP side: `agentlsp mcp --workspace ROOT` as a child process, spoken
@@ -53,6 +55,9 @@ type mcpSide struct {
 	cmd     *exec.Cmd
 	stderr  *os.File
 	session *sdk.ClientSession
+	// server is the language servers' own time of the last lsp call, as
+	// agentlsp reports it in the answer's _meta (mcp.ServerTimeMeta).
+	server time.Duration
 }
 
 // startMCP starts `agentlsp mcp` on root with the given configuration and
@@ -111,6 +116,10 @@ func (m *mcpSide) call(ctx context.Context, start time.Time, tool string, args m
 			}
 		}
 		return nil, d, fmt.Errorf("%s: tool error: %s", tool, strings.Join(msg, " "))
+	}
+	m.server = 0
+	if ms, ok := res.Meta[mcp.ServerTimeMeta].(float64); ok {
+		m.server = time.Duration(ms * float64(time.Millisecond))
 	}
 	raw, err := json.Marshal(res.StructuredContent)
 	return raw, d, err

@@ -98,6 +98,7 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 			clients = append(clients, func() (time.Duration, error) { return relayed.do(ctx, op, b.t) })
 		}
 		samples := make([]sample, len(clients))
+		var own, server sample // the MCP calls less their server's time; that time
 		for i := range b.o.warmup + b.o.calls {
 			if ctx.Err() != nil {
 				break
@@ -107,17 +108,24 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 				d, err := clients[c]()
 				if i >= b.o.warmup {
 					samples[c].add(d, err)
+					if c == 1 && mcp.server > 0 {
+						own.add(d-mcp.server, err)
+						server.add(mcp.server, err)
+					}
 				}
 			}
 		}
 		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side()}
 		r.OverheadP50 = round2(r.MCP.P50 - r.Raw.P50)
+		if len(own.ds) > 0 {
+			r.Own, r.Server = own.side().Latency, server.side().Latency
+		}
 		if relayed != nil {
 			side := samples[2].side()
 			r.Relayed, r.RelayOverheadP50 = &side, round2(side.P50-r.Raw.P50)
 		}
-		fmt.Fprintf(b.log, "mcpbench: %-20s raw p50 %6.2f ms  mcp p50 %6.2f ms  overhead %+.2f ms  correct %d/%d, %d/%d\n",
-			op, r.Raw.P50, r.MCP.P50, r.OverheadP50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)
+		fmt.Fprintf(b.log, "mcpbench: %-20s raw p50 %6.2f ms  mcp p50 %6.2f ms  overhead %+.2f ms (less its server's time %.2f)  correct %d/%d, %d/%d\n",
+			op, r.Raw.P50, r.MCP.P50, r.OverheadP50, r.Own.P50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)
 		out = append(out, r)
 	}
 	return out

@@ -30,6 +30,13 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
 				o.MCP.P50, o.MCP.P99, o.OverheadP50, of(o.Raw), of(o.MCP))
 		}
+		b.WriteString("\nThe same MCP calls less the time agentlsp's own gopls took for each (agentlsp reports it in the answer's _meta: " +
+			"from each request handed to the connection to its answer read back): what agentlsp and MCP add to a round trip to the same server, " +
+			"free of the difference between two gopls processes.\n\n")
+		b.WriteString("| operation | agentlsp's gopls p50 | raw gopls p50 | added p50 | added p99 |\n|---|---|---|---|---|\n")
+		for _, o := range r.Ops {
+			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %+.2f | %+.2f |\n", o.Op, o.Server.P50, o.Raw.P50, o.Own.P50, o.Own.P99)
+		}
 		if len(r.Ops) > 0 && r.Ops[0].Relayed != nil {
 			b.WriteString("\nRaw gopls through lsprelay, a process that only relays bytes (the least any process in the middle costs), in the same run:\n\n")
 			b.WriteString("| operation | relayed p50 | relayed p99 | relay overhead p50 | agentlsp overhead p50 |\n|---|---|---|---|---|\n")

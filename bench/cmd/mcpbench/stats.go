@@ -74,6 +74,12 @@ type OpResult struct {
 	// between a client and gopls.
 	Relayed          *Side   `json:"relayed,omitempty"`
 	RelayOverheadP50 float64 `json:"relay_overhead_p50_ms,omitempty"`
+	// Own is each MCP call less the time its own gopls took (agentlsp
+	// reports it in the answer's _meta): what agentlsp and MCP add to a
+	// round trip to the same server, free of the difference between two
+	// gopls processes. Server is that gopls time.
+	Own    Latency `json:"own"`
+	Server Latency `json:"server"`
 }
 
 // Side is one client's calls: latency of those that answered (right or
