@@ -72,7 +72,12 @@ func (a *watcherActor) onBarrier(ctx actor.Context, m *messages.WatchBarrier) {
 		a.lost = true
 		a.barriers = append(a.barriers, m.ID)
 		a.flushNow(ctx)
+		return
 	}
+	// The marker's event is queued: read it, and every event before it,
+	// now (they come to this actor as the reader's would, in order)
+	// rather than when the runtime's poller wakes the reader.
+	a.w.drain()
 }
 
 // write writes barrier id's marker in a free file (created if none is).

@@ -29,6 +29,9 @@ type inotify struct {
 
 	mu   sync.Mutex // held by a read while it hands its events on
 	sent uint64     // batches handed on (under mu)
+	buf  []byte     // the read buffer (under mu)
+	// deliver is run's, for drain too (under mu).
+	deliver func(seq uint64, evs []fsnotify.Event, err error)
 
 	wmu    sync.Mutex
 	byWd   map[int]string // watched path by watch descriptor
@@ -121,31 +124,56 @@ func (n *inotify) queued() (sent uint64, waiting bool) {
 // run reads events until Close, handing each read's events to deliver
 // (with the batch's number) under mu.
 func (n *inotify) run(deliver func(seq uint64, evs []fsnotify.Event, err error)) {
-	buf := make([]byte, 64<<10)
+	n.mu.Lock()
+	n.buf, n.deliver = make([]byte, 64<<10), deliver
+	n.mu.Unlock()
 	for {
 		err := n.rc.Read(func(fd uintptr) bool {
 			n.mu.Lock()
 			defer n.mu.Unlock()
-			k, err := unix.Read(int(fd), buf)
-			switch {
-			case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR):
-				return false // wait until readable
-			case err != nil:
-				n.sent++
-				deliver(n.sent, nil, err)
-			case k > 0:
-				evs, lost := n.parse(int(fd), buf[:k])
-				if len(evs) > 0 || lost != nil {
-					n.sent++
-					deliver(n.sent, evs, lost)
-				}
-			}
-			return true
+			return n.readOnce(fd)
 		})
 		if err != nil {
 			return // closed
 		}
 	}
+}
+
+// drain reads what the kernel has queued now, without waiting for the
+// runtime's poller to notice it (under load, that took 0.7 ms on average),
+// and hands it on as run does: a barrier's marker was just written, so its
+// event and every one before it are in the queue.
+func (n *inotify) drain() {
+	_ = n.rc.Control(func(fd uintptr) { // an error: closed, nothing to read
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		for i := 0; i < maxDrainReads && n.deliver != nil && n.readOnce(fd); i++ {
+		}
+	})
+}
+
+// maxDrainReads bounds the reads of one drain (64 KiB each); what is
+// left is run's.
+const maxDrainReads = 16
+
+// readOnce reads once from the non-blocking descriptor and hands the
+// events on; false when nothing was queued. Under mu.
+func (n *inotify) readOnce(fd uintptr) bool {
+	k, err := unix.Read(int(fd), n.buf)
+	switch {
+	case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR):
+		return false // wait until readable
+	case err != nil:
+		n.sent++
+		n.deliver(n.sent, nil, err)
+	case k > 0:
+		evs, lost := n.parse(int(fd), n.buf[:k])
+		if len(evs) > 0 || lost != nil {
+			n.sent++
+			n.deliver(n.sent, evs, lost)
+		}
+	}
+	return true
 }
 
 // parse turns one read's raw events into fsnotify's, as its inotify

@@ -19,6 +19,10 @@ type source interface {
 	// closes reports whether the source reports the end of a write
 	// (opCloseWrite): only then are files being written held back.
 	closes() bool
+	// drain hands on, as run does and in the same order, whatever the
+	// source has queued now, without waiting; a source that cannot leaves
+	// it to run.
+	drain()
 }
 
 // opCloseWrite is a file opened for writing closed (inotify's
@@ -38,6 +42,7 @@ func newFsnotify() (source, error) {
 
 func (fsnotifySource) queued() (uint64, bool) { return 0, true }
 func (fsnotifySource) closes() bool           { return false }
+func (fsnotifySource) drain()                 {}
 
 // run forwards the watcher's events, in batches of what waits already, and
 // its errors until it is closed.
