@@ -211,11 +211,12 @@ func (c *Conn) Notify(method string, params any) error {
 // failure ends the connection (the stream is unusable).
 func (c *Conn) write(id *jsonrpc2.ID, method string, params json.RawMessage) {
 	data, err := encodeRequest(id, method, params)
-	if err == nil {
-		_, err = c.stream.writeFrame(c.life, data)
-	}
 	if err != nil {
-		c.end(fmt.Errorf("%w: %s: %v", ErrWriteFailed, method, err))
+		c.end(fmt.Errorf("%w: %s: %w", ErrWriteFailed, method, err))
+		return
+	}
+	if _, err := c.stream.writeFrame(c.life, data); err != nil {
+		c.end(fmt.Errorf("%s: %w", method, err)) // wraps ErrWriteFailed
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -284,21 +285,34 @@ func (c *Conn) teardown() {
 	c.stream.Close()
 	<-c.readerDone
 	c.out.wait()
+	if c.proc != nil && errors.Is(c.Err(), syscall.EPIPE) {
+		// A write found the server's end of the pipe closed: it exited,
+		// or is exiting (and is killed above). Its calls are answered
+		// with the exit, not with the write that noticed it.
+		<-c.proc.exited
+		c.asExit()
+	}
 	cause := c.endErr(ErrClosed)
 	for _, p := range c.calls.closeAll() {
 		p.finish(nil, cause)
 	}
 	if c.proc != nil {
 		c.proc.wait()
-		// The exit status may have arrived after the read loop ended: a
-		// crash shows as an exit, not as a closed pipe.
-		c.errMu.Lock()
-		if errors.Is(c.err, ErrClosed) && !c.graceful.Load() {
-			c.err = fmt.Errorf("%w: %v", ErrExited, exitText(c.proc.exitErr))
-		}
-		c.errMu.Unlock()
+		c.asExit() // the exit status may have arrived after the read loop ended
 	}
 	close(c.done)
+}
+
+// asExit reports the connection's end as the process's exit when it ended
+// without a Shutdown because the pipe closed (ErrClosed) or a write found
+// it closed (EPIPE): a crash shows as an exit, with its status. Once the
+// process exited.
+func (c *Conn) asExit() {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	if !c.graceful.Load() && (errors.Is(c.err, ErrClosed) || errors.Is(c.err, syscall.EPIPE)) {
+		c.err = fmt.Errorf("%w: %v", ErrExited, exitText(c.proc.exitErr))
+	}
 }
 
 // read is the reader goroutine: it decodes every frame from the server and

@@ -229,7 +229,7 @@ func (s *frameStream) writeFrame(ctx context.Context, data []byte) (int64, error
 	frame = append(frame, data...)
 	n, err := s.out.Write(frame)
 	if err != nil {
-		return int64(n), fmt.Errorf("%w: %v", ErrWriteFailed, err)
+		return int64(n), fmt.Errorf("%w: %w", ErrWriteFailed, err)
 	}
 	return int64(n), nil
 }
