@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
 )
@@ -19,24 +20,10 @@ import (
 // edit started and that now have problems they did not have: importers
 // broken by the edit.
 func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) (caused, meanwhile []messages.FileReport) {
-	mine := make(map[messages.ServerKey]bool, len(e.Waits))
-	for _, w := range e.Waits {
-		mine[w.ServerKey] = true
-	}
-	changed := make(map[string]bool)
-	for k := range a.store.ChangedSince(e.StartSeq) {
-		if k.URI != e.URI && mine[k.Server] {
-			changed[k.URI] = true
-		}
-	}
-	uris := make([]string, 0, len(changed))
-	for u := range changed {
-		uris = append(uris, u)
-	}
+	uris := a.othersChanged(e, e.StartSeq)
 	if len(uris) == 0 {
 		return nil, nil
 	}
-	sort.Strings(uris)
 	over := a.edits.Overlapping(e)
 	for _, u := range uris {
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
@@ -74,22 +61,8 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	if maxFiles <= 0 || e.Session == "" {
 		return nil
 	}
-	sess, since := a.session(e.Session), a.toldSince(e)
-	mine := make(map[messages.ServerKey]bool, len(e.Waits))
-	for _, w := range e.Waits {
-		mine[w.ServerKey] = true
-	}
-	changed := make(map[string]bool)
-	for k := range a.store.ChangedSince(since) {
-		if k.URI != e.URI && mine[k.Server] {
-			changed[k.URI] = true
-		}
-	}
-	uris := make([]string, 0, len(changed))
-	for u := range changed {
-		uris = append(uris, u)
-	}
-	sort.Strings(uris)
+	sess := a.session(e.Session)
+	uris := a.othersChanged(e, a.toldSince(e))
 	var out []messages.FileReport
 	for _, u := range uris {
 		if len(out) == maxFiles {
@@ -109,4 +82,20 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 			Servers: servers, Detail: detail, Other: true})
 	}
 	return out
+}
+
+// othersChanged returns, sorted, the documents other than e's whose
+// diagnostics from e's servers were written after seq.
+func (a *diagnosticsActor) othersChanged(e *edits.Edit, seq uint64) []string {
+	mine := make(map[messages.ServerKey]bool, len(e.Waits))
+	for _, w := range e.Waits {
+		mine[w.ServerKey] = true
+	}
+	changed := a.store.ChangedSince(seq, func(k store.Key) bool { return k.URI != e.URI && mine[k.Server] })
+	uris := make([]string, 0, len(changed))
+	for u := range changed {
+		uris = append(uris, u)
+	}
+	sort.Strings(uris)
+	return uris
 }

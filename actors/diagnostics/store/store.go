@@ -244,19 +244,23 @@ func (s *Store) forget(k Key) {
 	}
 }
 
-// ChangedSince returns the keys written after seq: from the log, or by a
-// scan of the store when the log no longer reaches back that far.
-func (s *Store) ChangedSince(seq uint64) map[Key]bool {
-	out := make(map[Key]bool)
+// ChangedSince returns the documents of the keys written after seq that
+// keep accepts: from the log, or by a scan of the store when the log no
+// longer reaches back that far. Only those kept are collected (a
+// thousand agents' edits write many keys an edit does not look at).
+func (s *Store) ChangedSince(seq uint64, keep func(Key) bool) map[string]bool {
+	out := make(map[string]bool)
 	if len(s.log) > 0 && s.log[0].seq <= seq+1 {
 		for i := len(s.log) - 1; i >= 0 && s.log[i].seq > seq; i-- {
-			out[s.log[i].key] = true
+			if k := s.log[i].key; !out[k.URI] && keep(k) {
+				out[k.URI] = true
+			}
 		}
 		return out
 	}
 	for k, st := range s.entries {
-		if st.seq > seq {
-			out[k] = true
+		if st.seq > seq && !out[k.URI] && keep(k) {
+			out[k.URI] = true
 		}
 	}
 	return out

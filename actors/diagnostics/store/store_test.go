@@ -36,9 +36,12 @@ func TestBaselineAndChangedSince(t *testing.T) {
 	if got := s.At(b, base); !got.Empty() {
 		t.Errorf("b at baseline = %+v, want nothing (written after)", got)
 	}
-	changed := s.ChangedSince(base)
-	if len(changed) != 2 || !changed[a] || !changed[b] {
+	changed := s.ChangedSince(base, func(store.Key) bool { return true })
+	if len(changed) != 2 || !changed["a"] || !changed["b"] {
 		t.Errorf("ChangedSince = %v, want a and b", changed)
+	}
+	if changed := s.ChangedSince(base, func(k store.Key) bool { return k != a }); len(changed) != 1 || !changed["b"] {
+		t.Errorf("ChangedSince, a left out = %v, want b", changed)
 	}
 	if e := s.Get(a); e.Latest() != 2 {
 		t.Errorf("Latest = %d, want 2", e.Latest())
