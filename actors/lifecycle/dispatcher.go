@@ -24,7 +24,8 @@ const workerIdle = 2 * time.Second
 type Dispatcher struct {
 	reaper     *Reaper
 	throughput int
-	work       chan func() // unbuffered: a send succeeds only to an idle worker
+	idleFor    time.Duration // a worker's wait for work before it ends: workerIdle
+	work       chan func()   // unbuffered: a send succeeds only to an idle worker
 	done       chan struct{}
 	mu         sync.Mutex
 	closed     bool
@@ -34,7 +35,7 @@ type Dispatcher struct {
 // NewDispatcher returns a dispatcher whose workers r joins; throughput is
 // how many messages a mailbox handles before it yields.
 func NewDispatcher(r *Reaper, throughput int) *Dispatcher {
-	return &Dispatcher{reaper: r, throughput: throughput, work: make(chan func()), done: make(chan struct{})}
+	return &Dispatcher{reaper: r, throughput: throughput, idleFor: workerIdle, work: make(chan func()), done: make(chan struct{})}
 }
 
 // Options are the props options that run a mailbox on d: none on nil
@@ -67,10 +68,10 @@ func (d *Dispatcher) Schedule(fn func()) {
 }
 
 // worker runs fn, then whatever it is given, until it has been idle for
-// workerIdle or the dispatcher is closed.
+// d.idleFor or the dispatcher is closed.
 func (d *Dispatcher) worker(fn func()) {
 	fn()
-	idle := time.NewTimer(workerIdle)
+	idle := time.NewTimer(d.idleFor)
 	defer idle.Stop()
 	for {
 		d.idle.Add(1)
@@ -78,7 +79,7 @@ func (d *Dispatcher) worker(fn func()) {
 		case fn := <-d.work:
 			d.idle.Add(-1)
 			fn()
-			idle.Reset(workerIdle)
+			idle.Reset(d.idleFor)
 		case <-idle.C:
 			d.idle.Add(-1)
 			return

@@ -28,6 +28,9 @@ func goid() string {
 func TestDispatcherReusesWorkers(t *testing.T) {
 	r := &Reaper{}
 	d := NewDispatcher(r, 300)
+	// A worker that ends after its idle time while this goroutine waits
+	// for the processor (a loaded machine) would never be seen waiting.
+	d.idleFor = time.Hour
 	seen := map[string]int{}
 	const n = 50
 	for range n {
@@ -60,4 +63,21 @@ func TestDispatcherReusesWorkers(t *testing.T) {
 	d.Close() // twice is fine
 	var nilD *Dispatcher
 	nilD.Close()
+}
+
+// TestDispatcherWorkerEndsWhenIdle: a worker given nothing more to run
+// ends by itself after its idle time, without Close.
+func TestDispatcherWorkerEndsWhenIdle(t *testing.T) {
+	r := &Reaper{}
+	d := NewDispatcher(r, 300)
+	d.idleFor = 20 * time.Millisecond
+	ran := make(chan struct{})
+	d.Schedule(func() { close(ran) })
+	<-ran
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !r.Wait(ctx) {
+		t.Fatal("the idle worker did not end")
+	}
+	d.Close()
 }
