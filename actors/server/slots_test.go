@@ -18,12 +18,7 @@ func TestWaitingRequestsServedWhenSlotsFree(t *testing.T) {
 	srv, _ := actortest.FakeServer(t, "--delay", "textDocument/hover=50ms")
 	srv.MaxInFlight = 2
 	pid := h.Spawn(srv, t.TempDir(), nil)
-	raw, _ := json.Marshal(map[string]any{})
-	futures := make([]*actor.Future, 8)
-	for i := range futures {
-		futures[i] = h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1), Method: "textDocument/hover", Params: raw}, 30*time.Second)
-	}
-	for i, f := range futures {
+	for i, f := range askHovers(h, pid, 8) {
 		res, err := f.Result()
 		if err != nil || res.(*messages.Response).Err != nil {
 			t.Errorf("request %d = %v, %v; want served after waiting for a slot", i, res, err)
@@ -42,14 +37,9 @@ func TestResponseTookIsTheServersOwnTime(t *testing.T) {
 	srv.MaxInFlight = 1
 	pid := h.Spawn(srv, t.TempDir(), nil)
 	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
-	raw, _ := json.Marshal(map[string]any{})
 	start := time.Now()
-	futures := make([]*actor.Future, 3)
-	for i := range futures {
-		futures[i] = h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1), Method: "textDocument/hover", Params: raw}, 30*time.Second)
-	}
 	var sum time.Duration
-	for i, f := range futures {
+	for i, f := range askHovers(h, pid, 3) {
 		res, err := f.Result()
 		if err != nil || res.(*messages.Response).Err != nil {
 			t.Fatalf("request %d = %v, %v", i, res, err)
@@ -63,4 +53,15 @@ func TestResponseTookIsTheServersOwnTime(t *testing.T) {
 	if all := time.Since(start); sum > all {
 		t.Errorf("the responses' times add up to %v, more than the %v all three took: the wait for a slot was counted", sum, all)
 	}
+}
+
+// askHovers sends n hover requests to the server actor at once and
+// returns the futures of their responses, in order.
+func askHovers(h *actortest.Harness, pid *actor.PID, n int) []*actor.Future {
+	raw, _ := json.Marshal(map[string]any{})
+	futures := make([]*actor.Future, n)
+	for i := range futures {
+		futures[i] = h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1), Method: "textDocument/hover", Params: raw}, 30*time.Second)
+	}
+	return futures
 }

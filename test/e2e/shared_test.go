@@ -219,8 +219,9 @@ func daemonStatus(t *testing.T, bin string) []struct {
 func raceWatch(t *testing.T) io.Writer {
 	var buf testenv.Buffer
 	t.Cleanup(func() {
-		if out := buf.String(); strings.Contains(out, "WARNING: DATA RACE") {
-			t.Errorf("a data race in a process of the test:\n%s", out[strings.Index(out, "WARNING: DATA RACE"):])
+		out := buf.String()
+		if i := strings.Index(out, "WARNING: DATA RACE"); i >= 0 {
+			t.Errorf("a data race in a process of the test:\n%s", out[i:])
 		}
 	})
 	return io.MultiWriter(&buf, os.Stderr)
