@@ -105,7 +105,7 @@ func (s *Session) waitFor(path string, opt time.Duration) time.Duration {
 		return s.rt.cfg.DiagnosticsTimeout
 	}
 	var d time.Duration
-	for _, def := range s.rt.registry.ForPath(filepath.Join(s.rt.workspace, path)) {
+	for _, def := range s.rt.registry.Match(filepath.Join(s.rt.workspace, path)) {
 		d = max(d, def.Effective().DiagnosticsTimeout)
 	}
 	return d

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -107,4 +108,27 @@ func BenchmarkSessionHoverParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkRegistryMatch is the lookup of a file's servers in the
+// built-in registry: Match, which the router and every Edit use, against
+// ForPath, which copies each server (gopls's settings included).
+func BenchmarkRegistryMatch(b *testing.B) {
+	r, err := config.NewRegistry(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range []struct {
+		name  string
+		match func(string) []*config.Server
+	}{{"Match", r.Match}, {"ForPath", r.ForPath}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(f.match("/w/pkg/main.go")) != 1 {
+					b.Fatal("gopls not matched")
+				}
+			}
+		})
+	}
 }

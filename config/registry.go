@@ -158,10 +158,23 @@ func (r *Registry) Get(id string) (*Server, bool) {
 // Server.LanguageID), sorted by ID; several may. It does not look at the
 // file system: root markers are FindRoot's business.
 func (r *Registry) ForPath(path string) []*Server {
+	out := r.Match(path)
+	for i, s := range out {
+		out[i] = s.Clone()
+	}
+	return out
+}
+
+// Match is ForPath without the copies: the registry's own servers, which
+// the caller must not modify. A Registry never changes them, so they may
+// be read from any goroutine. It is for the paths every call takes (the
+// router routes each message with it): a copy costs more than the match,
+// most of it in a server's Settings.
+func (r *Registry) Match(path string) []*Server {
 	var out []*Server
 	for _, id := range r.ids {
 		if _, ok := r.servers[id].LanguageID(path); ok {
-			out = append(out, r.servers[id].Clone())
+			out = append(out, r.servers[id])
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -101,6 +102,9 @@ func TestRegistryDefaults(t *testing.T) {
 		if got := ids(r.ForPath(tt.path)); !cmp.Equal(got, tt.want) {
 			t.Errorf("ForPath(%q) = %v, want %v", tt.path, got, tt.want)
 		}
+		if got := ids(r.Match(tt.path)); !cmp.Equal(got, tt.want) {
+			t.Errorf("Match(%q) = %v, want %v", tt.path, got, tt.want)
+		}
 	}
 	want := []string{".bash", ".c", ".cc", ".cjs", ".cpp", ".css", ".cts", ".cxx", ".dockerfile", ".go", ".h",
 		".hh", ".hpp", ".htm", ".html", ".hxx", ".js", ".json", ".jsonc", ".jsx", ".less", ".mjs", ".mts", ".py",
@@ -193,4 +197,26 @@ func get(t *testing.T, r *Registry, id string) *Server {
 		t.Fatalf("Get(%q) = false, want a server", id)
 	}
 	return s
+}
+
+// ForPath's servers are the caller's to change; Match's are the
+// registry's own, the same each time.
+func TestRegistryForPathCopiesMatchShares(t *testing.T) {
+	r, err := NewRegistry(nil)
+	if err != nil {
+		t.Fatalf("NewRegistry(nil) = %v", err)
+	}
+	mine := r.ForPath("/w/main.go")[0]
+	mine.Args = append(mine.Args, "changed")
+	mine.Settings["gopls"] = "changed"
+	shared := r.Match("/w/main.go")[0]
+	if slices.Contains(shared.Args, "changed") || shared.Settings["gopls"] == "changed" {
+		t.Errorf("changing ForPath's server changed the registry's: %+v", shared)
+	}
+	if again := r.Match("/w/main.go")[0]; again != shared {
+		t.Errorf("Match returned %p then %p; want the registry's own server both times", shared, again)
+	}
+	if copied := r.ForPath("/w/main.go")[0]; copied == shared {
+		t.Error("ForPath returned the registry's own server; want a copy")
+	}
 }

@@ -50,7 +50,7 @@ func (r *routerActor) route(path string, missing bool) (*route, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs := r.cfg.Registry.ForPath(abs)
+	defs := r.cfg.Registry.Match(abs) // shared: read only (server clones on spawn)
 	if len(defs) == 0 {
 		return nil, &messages.PathError{Path: path, Kind: messages.ErrNoServer,
 			Detail: "configured extensions: " + strings.Join(r.cfg.Registry.Extensions(), " ")}

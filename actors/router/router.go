@@ -177,6 +177,7 @@ func (r *routerActor) server(ctx actor.Context, key messages.ServerKey, def *con
 	if e, ok := r.servers[key]; ok && !e.idle {
 		return e
 	}
+	def = def.Clone() // the actor's own: defs from Registry.Match are shared
 	observers := append([]*actor.PID{r.self}, r.cfg.Observers...)
 	pid := ctx.Spawn(server.NewProps(server.Config{
 		Server: def, Root: key.Root, Observers: observers,
