@@ -50,6 +50,7 @@ type options struct {
 	files, calls, edits, agents, attaches int
 	bin                                   string
 	phases                                string
+	gap                                   time.Duration // quiet before each measured hover and round trip
 }
 
 // bench is one run's setup.
@@ -73,6 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.attaches, "attaches", 20, "attaches measured")
 	fs.StringVar(&o.bin, "bin", "", "the agentlsp command (default: built from this module)")
 	fs.StringVar(&o.phases, "phases", "rtt,latency,attach,memory", "phases to run")
+	fs.DurationVar(&o.gap, "gap", 0, "rtt and latency: pause `D` before each measured call (an agent's pace: the processes go idle between calls, and waking them costs each process hop)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process to `FILE`")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
@@ -94,7 +96,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "# daemonbench\n\n%s; module of %d files; gopls\n\n", machine(), o.files)
+	gap := ""
+	if o.gap > 0 {
+		gap = fmt.Sprintf("; a pause of %s before each measured call", o.gap)
+	}
+	fmt.Fprintf(stdout, "# daemonbench\n\n%s; module of %d files; gopls%s\n\n", machine(), o.files, gap)
 	if strings.Contains(o.phases, "rtt") {
 		if err := b.rtt(ctx, stdout); err != nil {
 			return err

@@ -116,6 +116,7 @@ func (b *bench) warm(ctx context.Context, s *side) error {
 // hover asks for the hover at the call site; it returns the call's time
 // and the part of it its gopls took (each side has its own gopls process).
 func (b *bench) hover(ctx context.Context, s *side) (time.Duration, time.Duration, error) {
+	time.Sleep(b.o.gap)
 	start := time.Now()
 	h, err := s.s.Hover(ctx, filepath.Join(s.ws, b.t.Call.Path),
 		agentlsp.Position{Line: uint32(b.t.Call.Line - 1), Character: uint32(b.t.Call.Column - 1)})

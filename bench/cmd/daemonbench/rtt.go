@@ -26,6 +26,7 @@ func (b *bench) rtt(ctx context.Context, w io.Writer) error {
 		for i, rt := range []interface {
 			Servers(context.Context) ([]messages.ServerInfo, error)
 		}{emb, sh} {
+			time.Sleep(b.o.gap)
 			start := time.Now()
 			if _, err := rt.Servers(ctx); err != nil {
 				return err
@@ -42,6 +43,7 @@ func (b *bench) rtt(ctx context.Context, w io.Writer) error {
 	for range b.o.calls {
 		for i, rt := range []*agentlsp.Runtime{emb, sh} {
 			ws := []string{b.embedded, b.shared}[i]
+			time.Sleep(b.o.gap)
 			start := time.Now()
 			if err := rt.Session("rtt").Open(ctx, filepath.Join(ws, path)); err != nil {
 				return err
@@ -60,6 +62,7 @@ func (b *bench) rtt(ctx context.Context, w io.Writer) error {
 			uri := "file://" + filepath.Join(ws, path)
 			params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": uri},
 				"position": map[string]int{"line": b.t.Call.Line - 1, "character": b.t.Call.Column - 1}})
+			time.Sleep(b.o.gap)
 			start := time.Now()
 			res, err := rt.System().Root.RequestFuture(rt.Router(), &messages.FileRequest{ID: uint64(k + 1), Path: filepath.Join(ws, path),
 				Method: "textDocument/hover", Params: params}, 10*time.Second).Result()
