@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +14,8 @@ import (
 	"sync"
 )
 
-// A minimal LSP client over stdio: Content-Length framing, requests with
+// A minimal JSON-RPC client over stdio, for LSP (Content-Length framing)
+// and for MCP (one message per line, the lean MCP client): requests with
 // their responses matched by id, server->client requests answered in the
 // read loop (they are few and small: configuration, progress creation,
 // registrations), notifications handed to a callback. It is written by
@@ -48,8 +50,9 @@ type response struct {
 
 // lspConn is one connection. Call and Notify are safe for concurrent use.
 type lspConn struct {
-	w   io.Writer
-	wmu sync.Mutex
+	w     io.Writer
+	wmu   sync.Mutex
+	lines bool // MCP's stdio framing: one message per line
 
 	// onRequest answers a server->client request; onNotify sees a
 	// notification. Both run on the read loop and must not block.
@@ -67,7 +70,16 @@ type lspConn struct {
 // newLSPConn starts the read loop on r; it lives until r fails or ends
 // (the server exited, or its stdout was closed), and closes done then.
 func newLSPConn(r io.Reader, w io.Writer, onRequest func(string, json.RawMessage) any, onNotify func(string, json.RawMessage)) *lspConn {
-	c := &lspConn{w: w, onRequest: onRequest, onNotify: onNotify, pending: map[int64]chan response{}, done: make(chan struct{})}
+	return newConn(r, w, false, onRequest, onNotify)
+}
+
+// newLineConn is newLSPConn with MCP's stdio framing.
+func newLineConn(r io.Reader, w io.Writer, onRequest func(string, json.RawMessage) any, onNotify func(string, json.RawMessage)) *lspConn {
+	return newConn(r, w, true, onRequest, onNotify)
+}
+
+func newConn(r io.Reader, w io.Writer, lines bool, onRequest func(string, json.RawMessage) any, onNotify func(string, json.RawMessage)) *lspConn {
+	c := &lspConn{w: w, lines: lines, onRequest: onRequest, onNotify: onNotify, pending: map[int64]chan response{}, done: make(chan struct{})}
 	// The read loop: ends at EOF or a read error; joined through done.
 	go c.readLoop(bufio.NewReaderSize(r, 64<<10))
 	return c
@@ -126,6 +138,10 @@ func (c *lspConn) write(msg any) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.lines {
+		_, err = c.w.Write(append(body, '\n'))
+		return err
+	}
 	if _, err := fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n", len(body)); err != nil {
 		return err
 	}
@@ -140,7 +156,12 @@ func (c *lspConn) readLoop(r *bufio.Reader) {
 	tp := textproto.NewReader(r)
 	for {
 		var body []byte
-		if body, err = readFrame(tp, r); err != nil {
+		if c.lines {
+			body, err = readLine(r)
+		} else {
+			body, err = readFrame(tp, r)
+		}
+		if err != nil {
 			return
 		}
 		var m envelope
@@ -165,6 +186,25 @@ func readFrame(tp *textproto.Reader, r *bufio.Reader) ([]byte, error) {
 	body := make([]byte, n)
 	_, err = io.ReadFull(r, body)
 	return body, err
+}
+
+// readLine reads one line (without its end) of at most maxFrame bytes.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > maxFrame {
+			return nil, fmt.Errorf("%w: a line over %d bytes", ErrFrame, maxFrame)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return bytes.TrimRight(line, "\r\n"), nil
+	}
 }
 
 // dispatch routes one message: a response to its call, a request to

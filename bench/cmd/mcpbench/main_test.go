@@ -150,3 +150,36 @@ func TestColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestSmokeLeanClient runs navigation and edits with the lean MCP client:
+// every operation and edit answered correctly, the report naming it.
+func TestSmokeLeanClient(t *testing.T) {
+	testenv.ServerBinary(t, "gopls")
+	t.Setenv("TMPDIR", t.TempDir())
+	jsonPath := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := []string{"--client", "lean", "--phases", "nav,edit", "--files", "5", "--calls", "2", "--warmup", "1",
+		"--edits", "2", "--deadline", "90s", "--json", jsonPath}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	rep := readReport(t, jsonPath)
+	if rep.Params.Client != "lean" {
+		t.Errorf("report's client = %q, want lean", rep.Params.Client)
+	}
+	if len(rep.Ops) != len(operations) {
+		t.Errorf("%d operations measured, want %d", len(rep.Ops), len(operations))
+	}
+	for _, o := range rep.Ops {
+		checkSide(t, o.Op+" mcp", o.MCP, 2)
+		if o.Server.P50 <= 0 {
+			t.Errorf("%s: no server time read from the lean client's answers: %+v", o.Op, o.Server)
+		}
+	}
+	if rep.Edit == nil {
+		t.Fatal("no edit phase in the report")
+	}
+	checkSide(t, "edit mcp", rep.Edit.MCP, 2)
+}

@@ -17,7 +17,11 @@ import (
 )
 
 // The MCP side: `agentlsp mcp --workspace ROOT` as a child process, spoken
-// to with the official SDK's client over stdio. Answers are read from the
+// to over stdio with the official SDK's client or, with --client lean, a
+// client that only frames lines and decodes the answer's envelope (see
+// leanclient.go): the SDK's client decodes each message with its own
+// allocating decoder, a cost of the client, not of agentlsp, which the
+// lean client leaves out as the raw LSP client does. Answers are read from the
 // tools' structured content; the types below are the part of the tools'
 // output schemas (mcp/lsp.go, mcp/diagnostics.go) the checks read, decoded
 // from JSON so that this client depends on the wire format only.
@@ -54,7 +58,8 @@ type mcpSide struct {
 	timeout time.Duration // of one call
 	cmd     *exec.Cmd
 	stderr  *os.File
-	session *sdk.ClientSession
+	session *sdk.ClientSession // the SDK's client; nil with the lean one
+	lean    *leanClient        // the lean client; nil with the SDK's
 	// server is the language servers' own time of the last lsp call, as
 	// agentlsp reports it in the answer's _meta (mcp.ServerTimeMeta).
 	server time.Duration
@@ -62,13 +67,16 @@ type mcpSide struct {
 
 // startMCP starts `agentlsp mcp` on root with the given configuration and
 // extra args, and connects to it. On error nothing is left running.
-func startMCP(ctx context.Context, bin, root, config, tmp string, timeout time.Duration, extra []string) (*mcpSide, error) {
+func startMCP(ctx context.Context, bin, root, config, tmp string, timeout time.Duration, extra []string, lean bool) (*mcpSide, error) {
 	args := append([]string{"mcp", "--workspace", root, "--config", config}, extra...)
 	cmd, stderr, err := command(tmp, "agentlsp-mcp", bin, args...)
 	if err != nil {
 		return nil, err
 	}
 	cmd.Dir = root
+	if lean {
+		return startLean(ctx, cmd, stderr, root, timeout)
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "mcpbench", Version: "1"}, nil)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -87,6 +95,9 @@ func startMCP(ctx context.Context, bin, root, config, tmp string, timeout time.D
 // close ends the session (the SDK closes agentlsp's stdin, waits, then
 // signals it) and kills whatever is left of its process tree.
 func (m *mcpSide) close() error {
+	if m.lean != nil {
+		return m.closeLean()
+	}
 	tree := descendants(m.cmd.Process.Pid)
 	err := m.session.Close()
 	killAll(tree)
@@ -103,6 +114,9 @@ func (m *mcpSide) close() error {
 func (m *mcpSide) call(ctx context.Context, start time.Time, tool string, args map[string]any) (json.RawMessage, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
+	if m.lean != nil {
+		return m.callLean(ctx, start, tool, args)
+	}
 	res, err := m.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	d := time.Since(start)
 	if err != nil {
@@ -115,7 +129,7 @@ func (m *mcpSide) call(ctx context.Context, start time.Time, tool string, args m
 				msg = append(msg, t.Text)
 			}
 		}
-		return nil, d, fmt.Errorf("%s: tool error: %s", tool, strings.Join(msg, " "))
+		return nil, d, toolError(tool, msg)
 	}
 	m.server = 0
 	if ms, ok := res.Meta[mcp.ServerTimeMeta].(float64); ok {
@@ -123,6 +137,20 @@ func (m *mcpSide) call(ctx context.Context, start time.Time, tool string, args m
 	}
 	raw, err := json.Marshal(res.StructuredContent)
 	return raw, d, err
+}
+
+// toolError is a tool's error answer.
+func toolError(tool string, text []string) error {
+	return fmt.Errorf("%s: tool error: %s", tool, strings.Join(text, " "))
+}
+
+// ping is the protocol's own round trip.
+func (m *mcpSide) ping(ctx context.Context) error {
+	if m.lean != nil {
+		_, err := m.lean.conn.Call(ctx, "ping", nil)
+		return err
+	}
+	return m.session.Ping(ctx, nil)
 }
 
 // lspArgs are the lsp tool's arguments for op.

@@ -43,6 +43,7 @@ type options struct {
 	edited      string        // the edited file: "closed" or "open" in both clients
 	deadline    time.Duration
 	mcpArgs     []string // extra args of `agentlsp mcp`
+	client      string   // MCP client: "sdk" or "lean"
 	checkArgs   []string // extra args of `agentlsp check`
 	jsonPath    string   // "" none, "-" stdout
 }
@@ -73,6 +74,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.editDelay, "edit-delay", 0, "MCP client: wait `D` between writing a file and calling the diagnostics tool (counted in the edit's time)")
 	fs.StringVar(&o.edited, "edited", "closed", "the edited file in both clients: `closed` (raw gopls hears of it by didChangeWatchedFiles, the MCP client never named it) or open (raw gopls has it open and gets didChange; the MCP client asked for its diagnostics once before the edits)")
 	fs.DurationVar(&o.deadline, "deadline", 10*time.Minute, "the whole run stops after `D`")
+	fs.StringVar(&o.client, "client", "sdk", "MCP client: `sdk` (the official SDK's) or lean (frames lines and decodes the answer's envelope, as the raw LSP client does, without the SDK's decoding)")
 	mcpArgs := fs.String("mcp-args", "", "extra `ARGS` (space-separated) for `agentlsp mcp`, e.g. --shared")
 	checkArgs := fs.String("check-args", "", "extra `ARGS` (space-separated) for `agentlsp check`")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to `FILE` (- for stdout, instead of the text)")
@@ -108,6 +110,8 @@ func (o *options) validate() error {
 		return errors.New("mcpbench: --workspace needs --at FILE:LINE:COL, a call site")
 	case o.calls < 1 || o.warmup < 0 || o.edits < 0 || o.cold < 0 || o.checkRuns < 0:
 		return errors.New("mcpbench: --calls must be positive, --warmup, --edits, --cold and --check-runs not negative")
+	case o.client != "sdk" && o.client != "lean":
+		return fmt.Errorf("mcpbench: --client %q: want sdk or lean", o.client)
 	case o.edited != "closed" && o.edited != "open":
 		return fmt.Errorf("mcpbench: --edited %q: want closed or open", o.edited)
 	case o.callTimeout <= 0 || o.diagTimeout <= 0 || o.deadline <= 0 || o.editDelay < 0:

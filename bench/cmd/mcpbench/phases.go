@@ -34,7 +34,7 @@ func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
 		return err
 	}
 	rep.Target = b.t
-	mcp, err := startMCP(ctx, b.bin, b.mcpWS, b.config, b.tmp, o.callTimeout, o.mcpArgs)
+	mcp, err := startMCP(ctx, b.bin, b.mcpWS, b.config, b.tmp, o.callTimeout, o.mcpArgs, o.client == "lean")
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (b *bench) floor(ctx context.Context, mcp *mcpSide) *Side {
 		}
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, b.o.callTimeout)
-		err := mcp.session.Ping(cctx, nil)
+		err := mcp.ping(cctx)
 		cancel()
 		if i >= b.o.warmup {
 			s.add(time.Since(start), err)
@@ -247,7 +247,7 @@ func (b *bench) coldRaw(ctx context.Context) (d time.Duration, err error) {
 // coldMCP starts agentlsp mcp and asks for the definition until it is right.
 func (b *bench) coldMCP(ctx context.Context) (d time.Duration, err error) {
 	start := time.Now()
-	mcp, err := startMCP(ctx, b.bin, b.mcpWS, b.config, b.tmp, b.o.callTimeout, b.o.mcpArgs)
+	mcp, err := startMCP(ctx, b.bin, b.mcpWS, b.config, b.tmp, b.o.callTimeout, b.o.mcpArgs, b.o.client == "lean")
 	if err != nil {
 		return time.Since(start), err
 	}

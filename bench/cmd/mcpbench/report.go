@@ -19,6 +19,8 @@ func writeText(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "## agentlsp through MCP against raw gopls\n\n")
 	fmt.Fprintf(&b, "%s; %d CPUs (%s), %s; %s; target %s (defined at %s); %.0f s.\n",
 		ws, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Machine.Gopls, r.Target.Call, r.Target.Def, r.ElapsedS)
+	fmt.Fprintf(&b, "MCP client: %s\n", map[string]string{"sdk": "the official Go SDK's",
+		"lean": "lean (lines framed, the answer's envelope decoded, as the raw LSP client does)"}[p.Client])
 	if len(p.MCPArgs) > 0 {
 		fmt.Fprintf(&b, "agentlsp mcp extra args: %s\n", strings.Join(p.MCPArgs, " "))
 	}

@@ -50,6 +50,7 @@ type Params struct {
 	Cold      int      `json:"cold"`
 	CheckRuns int      `json:"check_runs"`
 	MCPArgs   []string `json:"mcp_args,omitempty"`
+	Client    string   `json:"client"` // the MCP client: sdk or lean
 	CheckArgs []string `json:"check_args,omitempty"`
 }
 
