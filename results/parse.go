@@ -220,8 +220,11 @@ func markedString(raw json.RawMessage) (string, error) {
 	if isNull(raw) {
 		return "", nil
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if raw = bytes.TrimSpace(raw); len(raw) > 0 && raw[0] == '"' { // a string, else an object
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", badResult("hover contents", raw, err)
+		}
 		return trimBlank(s), nil
 	}
 	var w wireMarked
