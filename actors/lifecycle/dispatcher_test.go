@@ -42,7 +42,9 @@ func TestDispatcherReusesWorkers(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("a scheduled function did not run")
 		}
-		testenv.Eventually(t, 30*time.Second, "the worker waits for work", func() bool { return d.idle.Load() == 1 })
+		// At least one: a Schedule that comes between a worker's count and
+		// its receive starts another worker (a loaded machine does that).
+		testenv.Eventually(t, 30*time.Second, "a worker waits for work", func() bool { return d.idle.Load() >= 1 })
 	}
 	if len(seen) > n/2 {
 		t.Errorf("%d functions ran on %d goroutines, want the waiting worker reused", n, len(seen))
