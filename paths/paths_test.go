@@ -74,6 +74,23 @@ func TestReadText(t *testing.T) {
 			t.Errorf("ReadText(%s) = %v, want ErrNotText", name, err)
 		}
 	}
+	// Sizes around the first buffer's and a read's: the text comes back
+	// whole, with its stamp.
+	for _, n := range []int{0, 1, 511, 512, 513, 4096, 100_000} {
+		want := strings.Repeat("é\n", n/3) + strings.Repeat("x", n%3)
+		got, stamp, err := paths.ReadText(write("size.go", []byte(want)), "size.go")
+		if err != nil || got != want || stamp.Size != int64(len(want)) || stamp.Hash != paths.HashText(want) {
+			t.Errorf("ReadText of %d bytes = %d bytes, %+v, %v", len(want), len(got), stamp, err)
+		}
+	}
+	for text, want := range map[string]error{"ok\n": nil, "a\x00b": messages.ErrNotText, "\xe9": messages.ErrNotText} {
+		if err := paths.CheckText(text); !errors.Is(err, want) {
+			t.Errorf("CheckText(%q) = %v, want %v", text, err, want)
+		}
+		if err := paths.CheckText([]byte(text)); !errors.Is(err, want) {
+			t.Errorf("CheckText([]byte(%q)) = %v, want %v", text, err, want)
+		}
+	}
 	if _, _, err := paths.ReadText(dir, "dir"); !errors.Is(err, messages.ErrIsDirectory) {
 		t.Errorf("ReadText(dir) = %v, want ErrIsDirectory", err)
 	}

@@ -2,10 +2,12 @@ package paths
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"os"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -68,12 +70,12 @@ func ReadText(abs, given string) (string, Stamp, error) {
 	case fi.Size() > MaxFileSize:
 		return "", Stamp{}, fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, given, fi.Size(), MaxFileSize)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return "", Stamp{}, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
-	}
-	if len(b) > MaxFileSize {
+	b, err := readAll(f, fi.Size())
+	switch {
+	case errors.Is(err, messages.ErrFileTooLarge):
 		return "", Stamp{}, fmt.Errorf("%w: %s grew past the limit of %d bytes", messages.ErrFileTooLarge, given, MaxFileSize)
+	case err != nil:
+		return "", Stamp{}, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	}
 	if err := CheckText(b); err != nil {
 		return "", Stamp{}, fmt.Errorf("%w: %s", err, given)
@@ -82,14 +84,42 @@ func ReadText(abs, given string) (string, Stamp, error) {
 	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime(), Hash: HashText(text)}, nil
 }
 
+// readAll reads f to its end in one buffer of the size it had (size, from
+// its stat; io.ReadAll starts at 512 bytes and doubles), growing it if the
+// file grew meanwhile, and fails with messages.ErrFileTooLarge past
+// MaxFileSize bytes.
+func readAll(f *os.File, size int64) ([]byte, error) {
+	b := make([]byte, 0, max(min(size, MaxFileSize)+1, 512)) // +1: the end is seen without growing
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		switch {
+		case len(b) > MaxFileSize:
+			return nil, messages.ErrFileTooLarge
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return nil, err
+		case len(b) == cap(b):
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
 // CheckText reports text that is not valid UTF-8 or holds a NUL byte
-// (messages.ErrNotText).
+// (messages.ErrNotText). A string is checked in place, not copied.
 func CheckText[T string | []byte](text T) error {
-	b := []byte(text)
-	if bytes.IndexByte(b, 0) >= 0 {
+	var nul, valid bool
+	switch t := any(text).(type) {
+	case string:
+		nul, valid = strings.IndexByte(t, 0) >= 0, utf8.ValidString(t)
+	case []byte:
+		nul, valid = bytes.IndexByte(t, 0) >= 0, utf8.Valid(t)
+	}
+	if nul {
 		return fmt.Errorf("%w (it holds a NUL byte)", messages.ErrNotText)
 	}
-	if !utf8.Valid(b) {
+	if !valid {
 		return fmt.Errorf("%w (it is not valid UTF-8)", messages.ErrNotText)
 	}
 	return nil
