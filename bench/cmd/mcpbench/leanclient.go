@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"time"
-
-	"github.com/agentlsp/agentlsp/mcp"
 )
 
 // leanClient speaks MCP to `agentlsp mcp` with the JSON-RPC client the raw
@@ -70,7 +68,7 @@ func startLean(ctx context.Context, cmd *exec.Cmd, stderr *os.File, root string,
 
 // callLean is call with the lean client: the time includes decoding the
 // result's envelope, as the SDK client's includes its decoding.
-func (m *mcpSide) callLean(ctx context.Context, start time.Time, tool string, args map[string]any) (json.RawMessage, time.Duration, error) {
+func (m *mcpSide) callLean(ctx context.Context, start time.Time, tool string, args map[string]any) (*toolAnswer, time.Duration, error) {
 	raw, err := m.lean.conn.Call(ctx, "tools/call", map[string]any{"name": tool, "arguments": args})
 	var res toolResult
 	if err == nil {
@@ -80,18 +78,11 @@ func (m *mcpSide) callLean(ctx context.Context, start time.Time, tool string, ar
 	if err != nil {
 		return nil, d, err
 	}
-	if res.IsError {
-		var msg []string
-		for _, c := range res.Content {
-			msg = append(msg, c.Text)
-		}
-		return nil, d, toolError(tool, msg)
+	a := &toolAnswer{structured: res.StructuredContent, isError: res.IsError, meta: res.Meta}
+	for _, c := range res.Content {
+		a.text = append(a.text, c.Text)
 	}
-	m.server = 0
-	if ms, ok := res.Meta[mcp.ServerTimeMeta].(float64); ok {
-		m.server = time.Duration(ms * float64(time.Millisecond))
-	}
-	return res.StructuredContent, d, nil
+	return a, d, nil
 }
 
 // closeLean closes agentlsp's stdin (it then exits), waits for it a

@@ -108,40 +108,55 @@ func (m *mcpSide) close() error {
 	return nil
 }
 
+// toolAnswer is the part of a tools/call result the checks read, from
+// either client.
+type toolAnswer struct {
+	structured json.RawMessage
+	isError    bool
+	text       []string // the text contents
+	meta       map[string]any
+}
+
 // call calls a tool and returns its structured content as JSON and the
-// time since start when the SDK returned the answer (re-encoding the
-// content for the checks is not timed).
+// time since start when the client had the answer (re-encoding the
+// content for the checks is not timed). It keeps the answer's server time
+// (m.server).
 func (m *mcpSide) call(ctx context.Context, start time.Time, tool string, args map[string]any) (json.RawMessage, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.timeout)
 	defer cancel()
+	call := m.callSDK
 	if m.lean != nil {
-		return m.callLean(ctx, start, tool, args)
+		call = m.callLean
 	}
+	a, d, err := call(ctx, start, tool, args)
+	switch {
+	case err != nil:
+		return nil, d, err
+	case a.isError:
+		return nil, d, fmt.Errorf("%s: tool error: %s", tool, strings.Join(a.text, " "))
+	}
+	m.server = 0
+	if ms, ok := a.meta[mcp.ServerTimeMeta].(float64); ok {
+		m.server = time.Duration(ms * float64(time.Millisecond))
+	}
+	return a.structured, d, nil
+}
+
+// callSDK is call with the SDK's client: the time ends when it returns.
+func (m *mcpSide) callSDK(ctx context.Context, start time.Time, tool string, args map[string]any) (*toolAnswer, time.Duration, error) {
 	res, err := m.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	d := time.Since(start)
 	if err != nil {
 		return nil, d, err
 	}
-	if res.IsError {
-		var msg []string
-		for _, c := range res.Content {
-			if t, ok := c.(*sdk.TextContent); ok {
-				msg = append(msg, t.Text)
-			}
+	a := &toolAnswer{isError: res.IsError, meta: res.Meta}
+	for _, c := range res.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			a.text = append(a.text, t.Text)
 		}
-		return nil, d, toolError(tool, msg)
 	}
-	m.server = 0
-	if ms, ok := res.Meta[mcp.ServerTimeMeta].(float64); ok {
-		m.server = time.Duration(ms * float64(time.Millisecond))
-	}
-	raw, err := json.Marshal(res.StructuredContent)
-	return raw, d, err
-}
-
-// toolError is a tool's error answer.
-func toolError(tool string, text []string) error {
-	return fmt.Errorf("%s: tool error: %s", tool, strings.Join(text, " "))
+	a.structured, err = json.Marshal(res.StructuredContent)
+	return a, d, err
 }
 
 // ping is the protocol's own round trip.
