@@ -36,13 +36,17 @@ type FileChange struct {
 // earlier one. Partial says the watcher may have missed changes (a
 // directory bound, a lost event, nothing watched): the receiver must look
 // at the disk itself. Seq numbers a watcher's batches (1, 2, ...; across
-// its restarts), for its Probe. Fire and forget: no reply.
+// its restarts), for its Probe. Moved says a path was created, deleted or
+// renamed since the previous batch, even when Changes reports it as
+// changed (a link replaced by another): where a path leads may have
+// changed. Fire and forget: no reply.
 type FilesChanged struct {
 	Workspace string
 	Changes   []FileChange
 	Barriers  []uint64
 	Partial   bool
 	Seq       uint64
+	Moved     bool
 }
 
 // WatchBarrier asks a watcher to send, as soon as it has read every change

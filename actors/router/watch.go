@@ -53,8 +53,8 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 			break
 		}
 	}
-	if len(m.Changes) > 0 || m.Partial {
-		clear(r.resolved) // a link replaced by another is only "changed"
+	if m.Moved || m.Partial {
+		clear(r.resolved) // a write to a file leads nowhere new
 	}
 	if len(m.Changes) > 0 {
 		for _, e := range r.servers {

@@ -40,6 +40,9 @@ func (a *watcherActor) record(path string, t messages.FileChangeType) {
 	if t == messages.FileDeleted {
 		delete(a.writing, path)
 	}
+	if t != messages.FileChanged {
+		a.moved = true
+	}
 	a.arm()
 }
 
@@ -138,6 +141,6 @@ func (a *watcherActor) flush(ctx actor.Context) {
 	}
 	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
 	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
-		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush()})
-	a.barriers, a.lost = nil, false
+		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush(), Moved: a.moved})
+	a.barriers, a.lost, a.moved = nil, false, false
 }

@@ -161,6 +161,7 @@ type watcherActor struct {
 	marks    *marks   // barrier markers, watched with the workspace
 	barriers []uint64 // barriers whose markers were seen: flushed with the next batch
 	lost     bool     // events were lost since the last batch (a queue overflow)
+	moved    bool     // a path was created, deleted or renamed since the last batch
 	handled  uint64   // the source's last batch handled
 }
 

@@ -110,6 +110,14 @@ func (p *watchProbe) watchStatus() *messages.WatcherStatus {
 // strings, paths relative to the workspace.
 func (p *watchProbe) next() []string {
 	p.T.Helper()
+	_, out := p.nextBatch()
+	return out
+}
+
+// nextBatch awaits the next batch and returns it with its changes as next
+// does.
+func (p *watchProbe) nextBatch() (*messages.FilesChanged, []string) {
+	p.T.Helper()
 	select {
 	case b := <-p.batches:
 		if b.Workspace != p.ws {
@@ -123,10 +131,10 @@ func (p *watchProbe) next() []string {
 			}
 			out = append(out, c.Type.String()+" "+filepath.ToSlash(rel))
 		}
-		return out
+		return b, out
 	case <-time.After(10 * time.Second):
 		p.T.Fatal("timed out waiting for a FilesChanged batch")
-		return nil
+		return nil, nil
 	}
 }
 
@@ -214,6 +222,30 @@ func TestWatcherCoalescesAndIgnores(t *testing.T) {
 	p.make("last.txt")
 	if diff := cmp.Diff([]string{"created last.txt"}, p.next()); diff != "" {
 		t.Errorf("second batch (-want +got):\n%s", diff)
+	}
+}
+
+// TestWatcherSaysWhenPathsMoved: a batch of writes to existing files says
+// no path moved (the router keeps the paths it resolved), while a batch
+// with a path deleted and made again says so, though it reports the path
+// as changed: a link replaced by another leads elsewhere.
+func TestWatcherSaysWhenPathsMoved(t *testing.T) {
+	p := newWatchProbe(t, []string{"a.txt", "b.txt", "dir/c.txt"}, nil)
+	for i := range 3 {
+		p.check(os.WriteFile(p.path("a.txt"), []byte(fmt.Sprint("write ", i)), 0o644))
+		b, changes := p.nextBatch()
+		if b.Moved || !slices.Equal(changes, []string{"changed a.txt"}) {
+			t.Errorf("write %d: batch %v, moved %v; want [changed a.txt], not moved", i, changes, b.Moved)
+		}
+	}
+	p.check(os.Remove(p.path("b.txt")))
+	p.check(os.Symlink(p.path("dir/c.txt"), p.path("b.txt")))
+	for seen := []string{}; !slices.Contains(seen, "changed b.txt") && !slices.Contains(seen, "created b.txt"); {
+		b, changes := p.nextBatch()
+		if !b.Moved {
+			t.Errorf("batch %v after b.txt was replaced by a link: not moved", changes)
+		}
+		seen = append(seen, changes...)
 	}
 }
 
