@@ -263,6 +263,9 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			continue
 		}
 		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
+			// Not reported, but a link through an ignored directory may
+			// lead elsewhere now.
+			a.moved = a.moved || !e.closed && e.typ != messages.FileChanged
 			continue
 		}
 		if e.closed {
