@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,53 @@ func TestResolveIsLinear(t *testing.T) {
 	}
 	if calls > 201 {
 		t.Errorf("200 levels: %d Lstat calls, want at most 201", calls)
+	}
+}
+
+// TestURIPlainAsPackageURL: the fast path of URI and FromURI for plain
+// paths gives what package url does, for every printable ASCII character
+// in every place of a path, and refuses the characters url changes.
+func TestURIPlainAsPackageURL(t *testing.T) {
+	fast := 0
+	for c := byte(0x20); c < 0x7f; c++ {
+		for _, p := range []string{"/" + string(c), "/w/a" + string(c) + "b.go", "/w/" + string(c) + "/x", "/w/x" + string(c)} {
+			want := (&url.URL{Scheme: "file", Path: p}).String()
+			if got := toURI(p, false); got != want {
+				t.Errorf("URI(%q) = %q, package url gives %q", p, got, want)
+			}
+			u, err := url.Parse(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fromURI(want, false); got != u.Path {
+				t.Errorf("FromURI(%q) = %q, package url gives %q", want, got, u.Path)
+			}
+			if plain(p) {
+				fast++
+				if want != "file://"+p {
+					t.Errorf("%q is plain, but package url writes %q", p, want)
+				}
+			}
+		}
+	}
+	if fast < 4*70 {
+		t.Errorf("%d paths took the fast path, want every one of letters, digits and /-_.~$&+,:;=@", fast)
+	}
+	for _, uri := range []string{"file:///w/a%20b.go", "file:///w/a%2Fb", "file:///w/x?y", "file:///w/x#y", "FILE:///w/x", "file://host/w/x", "file://localhost/w/x"} {
+		u, err := url.Parse(uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := u.Path
+		switch {
+		case u.Host == "host":
+			want = "//host" + u.Path
+		case uri == "file:///w/x?y" || uri == "file:///w/x#y":
+			want = "/w/x"
+		}
+		if got := fromURI(uri, false); got != want {
+			t.Errorf("FromURI(%q) = %q, want %q", uri, got, want)
+		}
 	}
 }
 

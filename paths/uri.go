@@ -23,6 +23,9 @@ func FromURI(uri string) string { return fromURI(uri, windows) }
 
 func toURI(path string, win bool) string {
 	if !win {
+		if plain(path) {
+			return "file://" + path // what url.URL gives, without its allocations
+		}
 		return (&url.URL{Scheme: "file", Path: path}).String()
 	}
 	slashed := strings.ReplaceAll(path, `\`, "/")
@@ -36,6 +39,9 @@ func toURI(path string, win bool) string {
 }
 
 func fromURI(uri string, win bool) string {
+	if rest, ok := strings.CutPrefix(uri, "file://"); ok && !win && plain(rest) {
+		return rest // what url.Parse gives, without its allocations
+	}
 	u, err := url.Parse(uri)
 	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Path == "" {
 		return ""
@@ -50,6 +56,24 @@ func fromURI(uri string, win bool) string {
 		return strings.ReplaceAll(p, "/", `\`)
 	}
 	return p
+}
+
+// plain reports whether p is an absolute path of characters a URI's path
+// holds as they are (no percent-encoding either way): most paths, which
+// then skip package url.
+func plain(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("/-_.~$&+,:;=@", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // hasDrive reports whether p is /X: or /X:/...

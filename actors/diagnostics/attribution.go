@@ -110,25 +110,40 @@ const maxReasons = 4
 // attribute says whether an error that appeared in uri while e waited is
 // e's: none when it is, else the changes that could have made it (or why
 // not e), the first maxReasons named and the rest counted. over is
-// a.edits.Overlapping(e), taken once for all the files of an answer. With
-// first it stops at the first reason, for a caller that only asks whether
-// there is one (with a thousand agents editing, naming and counting every
-// overlapping edit for every file was a third of the runtime's CPU).
-func (a *diagnosticsActor) attribute(e *edits.Edit, uri string, over []*edits.Edit, first bool) []string {
+// a.edits.Overlapping(e), taken once for all the files of an answer.
+func (a *diagnosticsActor) attribute(e *edits.Edit, uri string, over []*edits.Edit) []string {
+	why, _ := a.causes(e, uri, over, true)
+	return why
+}
+
+// othersMay reports whether attribute would name anything, without naming
+// it: with a thousand agents editing, naming and counting every
+// overlapping edit for every file was a third of the runtime's CPU.
+func (a *diagnosticsActor) othersMay(e *edits.Edit, uri string, over []*edits.Edit) bool {
+	_, found := a.causes(e, uri, over, false)
+	return found
+}
+
+// causes finds what attribute names; without name it stops at the first
+// cause and names none.
+func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit, name bool) (why []string, found bool) {
 	path := paths.FromURI(uri)
-	var why []string
 	more := 0
 	add := func(reason func() string) (stop bool) {
-		if len(why) < maxReasons {
+		found = true
+		switch {
+		case !name:
+			return true
+		case len(why) < maxReasons:
 			why = append(why, reason())
-		} else {
+		default:
 			more++
 		}
-		return first
+		return false
 	}
 	unreachable := e.Reach != nil && e.Reach.Reaches(path) == reach.No
 	if unreachable && add(func() string { return "not reachable from " + filepath.Base(paths.FromURI(e.URI)) }) {
-		return why
+		return nil, true
 	}
 	for _, o := range over {
 		if o.Session == e.Session && o.URI == e.URI {
@@ -137,14 +152,14 @@ func (a *diagnosticsActor) attribute(e *edits.Edit, uri string, over []*edits.Ed
 		if (o.Reach == nil || o.Reach.Reaches(path) != reach.No) && add(func() string {
 			return fmt.Sprintf("session %s's edit of %s", o.Session, filepath.Base(paths.FromURI(o.URI)))
 		}) {
-			return why
+			return nil, true
 		}
 	}
 	since := e.Started.Add(-overlapLookback)
 	for _, d := range a.disk {
 		if !d.at.Before(since) && (d.reach == nil || d.reach.Reaches(path) != reach.No) &&
 			add(func() string { return "a change on disk to " + d.path }) {
-			return why
+			return nil, true
 		}
 	}
 	if more > 0 {
@@ -153,7 +168,7 @@ func (a *diagnosticsActor) attribute(e *edits.Edit, uri string, over []*edits.Ed
 	if len(why) == 1 && unreachable {
 		why = append(why, "cause unknown")
 	}
-	return why
+	return why, found
 }
 
 func plural(n int, noun string) string {

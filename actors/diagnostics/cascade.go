@@ -29,8 +29,9 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
 		}
-		if len(meanwhile) == maxFiles && len(a.attribute(e, u, over, true)) > 0 {
-			continue // changed meanwhile, and those are all named
+		others := a.othersMay(e, u, over)
+		if others && len(meanwhile) == maxFiles || !others && len(caused) == maxFiles {
+			continue // its list is full
 		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		base, _, _ := a.store.Merged(u, a.baseline(e))
@@ -42,14 +43,12 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		kept, more := dedup.Cap(added, dedup.PerFile)
 		f := messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
 			Servers: servers, Other: true}
-		why := a.attribute(e, u, over, false)
-		switch {
-		case len(why) == 0 && len(caused) < maxFiles:
+		if !others {
 			caused = append(caused, f)
-		case len(why) > 0 && len(meanwhile) < maxFiles:
-			f.ChangedBy = why
-			meanwhile = append(meanwhile, f)
+			continue
 		}
+		f.ChangedBy = a.attribute(e, u, over)
+		meanwhile = append(meanwhile, f)
 	}
 	return caused, meanwhile
 }
