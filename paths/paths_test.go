@@ -66,7 +66,7 @@ func TestReadText(t *testing.T) {
 		return p
 	}
 	text, stamp, err := paths.ReadText(write("ok.go", []byte("package x\n")), "ok.go")
-	if err != nil || text != "package x\n" || stamp.Size != 10 || stamp.Hash != paths.HashText(text) {
+	if err != nil || text != "package x\n" || stamp.Size != 10 {
 		t.Errorf("ReadText(ok.go) = %q, %+v, %v", text, stamp, err)
 	}
 	for name, b := range map[string][]byte{"nul.go": {'a', 0}, "latin1.go": {0xe9, '\n'}} {
@@ -79,7 +79,7 @@ func TestReadText(t *testing.T) {
 	for _, n := range []int{0, 1, 511, 512, 513, 4096, 100_000} {
 		want := strings.Repeat("é\n", n/3) + strings.Repeat("x", n%3)
 		got, stamp, err := paths.ReadText(write("size.go", []byte(want)), "size.go")
-		if err != nil || got != want || stamp.Size != int64(len(want)) || stamp.Hash != paths.HashText(want) {
+		if err != nil || got != want || stamp.Size != int64(len(want)) {
 			t.Errorf("ReadText of %d bytes = %d bytes, %+v, %v", len(want), len(got), stamp, err)
 		}
 	}

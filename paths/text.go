@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"strings"
@@ -17,13 +16,12 @@ import (
 // MaxFileSize bounds the files agentlsp reads and syncs, in bytes.
 const MaxFileSize = 16 << 20
 
-// Stamp identifies one content of a file on disk: its size, modification
-// time and a hash of its bytes. The zero Stamp is a file that does not
-// exist (or could not be read).
+// Stamp identifies one content of a file on disk by its size and
+// modification time. The zero Stamp is a file that does not exist (or
+// could not be read).
 type Stamp struct {
 	Size    int64
 	ModTime time.Time
-	Hash    uint64
 }
 
 // Exists reports whether the stamp is of an existing file.
@@ -31,7 +29,8 @@ func (s Stamp) Exists() bool { return s != Stamp{} }
 
 // SameFile reports whether size and time match: cheap, without reading
 // the file. A file rewritten within the file system's time resolution with
-// the same size looks the same; Hash tells them apart once read.
+// the same size looks the same: the watcher's events tell those apart (the
+// router reads a file the watcher saw change even when its stamp did not).
 func (s Stamp) SameFile(o Stamp) bool { return s.Size == o.Size && s.ModTime.Equal(o.ModTime) }
 
 // StampOf stats path; the hash is left zero (see ReadText).
@@ -41,13 +40,6 @@ func StampOf(path string) Stamp {
 		return Stamp{}
 	}
 	return Stamp{Size: fi.Size(), ModTime: fi.ModTime()}
-}
-
-// HashText is the hash a Stamp carries for text.
-func HashText(text string) uint64 {
-	h := fnv.New64a()
-	_, _ = io.WriteString(h, text)
-	return h.Sum64()
 }
 
 // ReadText reads the file at abs (a path InWorkspace or CheckFile
@@ -81,7 +73,7 @@ func ReadText(abs, given string) (string, Stamp, error) {
 		return "", Stamp{}, fmt.Errorf("%w: %s", err, given)
 	}
 	text := string(b)
-	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime(), Hash: HashText(text)}, nil
+	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime()}, nil
 }
 
 // readAll reads f to its end in one buffer of the size it had (size, from

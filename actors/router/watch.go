@@ -103,7 +103,6 @@ func (r *routerActor) writeDisk(ctx actor.Context, abs, text string, then func(p
 			err = os.WriteFile(abs, []byte(text), 0o644)
 		}
 		stamp := paths.StampOf(abs)
-		stamp.Hash = paths.HashText(text)
 		root.Send(f.PID(), &diskWritten{stamp: stamp, err: err})
 	})
 	ctx.ReenterAfter(f, func(res any, err error) {
