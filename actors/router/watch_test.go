@@ -204,3 +204,41 @@ func TestBarrierSendsRewritesAheadOfTheCall(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentRequestSeesRewritesWatchedOrNot: a document request right
+// after its file was rewritten on disk is about the new text, for a file
+// the watcher reports (the barrier re-syncs it; the router does not stat
+// it again) and for one in a directory the watcher ignores (build/: the
+// router compares it with the disk).
+func TestDocumentRequestSeesRewritesWatchedOrNot(t *testing.T) {
+	h := actortest.New(t)
+	ws := actortest.Monorepo(t)
+	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
+	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
+		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
+	})
+	for _, rel := range []string{"py/pkg/app.py", "py/pkg/build/gen.py"} {
+		path := filepath.Join(ws, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			want := fmt.Sprintf("x = %d\n", i*1000) // a new size each time: a stat tells them apart
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := h.Ask(router, &messages.FileRequest{ID: uint64(i + 1), Session: "agent", Path: path,
+				Method: "fake/documentText"}).(*messages.FileResponse)
+			if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
+				t.Fatalf("%s, rewrite %d: %+v", rel, i, res)
+			}
+			var doc struct{ Text string }
+			if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Text != want {
+				t.Errorf("%s, rewrite %d: the server had %q when asked; want %q", rel, i, doc.Text, want)
+			}
+		}
+	}
+}
