@@ -34,7 +34,7 @@ func (s Stamp) Exists() bool { return s != Stamp{} }
 // router reads a file the watcher saw change even when its stamp did not).
 func (s Stamp) SameFile(o Stamp) bool { return s.Size == o.Size && s.ModTime.Equal(o.ModTime) }
 
-// StampOf stats path; the hash is left zero (see ReadText).
+// StampOf stats path.
 func StampOf(path string) Stamp {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
