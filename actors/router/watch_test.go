@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/agentlsp/agentlsp/actors/router"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
@@ -123,12 +125,7 @@ func containsAll(have []string, want ...string) bool {
 // router remembers resolved paths: the change on disk before the request
 // reaches the router first.
 func TestDocumentRequestFollowsASymlinkChange(t *testing.T) {
-	h := actortest.New(t)
-	ws := actortest.Monorepo(t)
-	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
-	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
-		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
-	})
+	h, ws, router := watchedPyRouter(t)
 	dir := filepath.Join(ws, "py", "pkg")
 	for _, d := range []string{"a", "b"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
@@ -139,24 +136,12 @@ func TestDocumentRequestFollowsASymlinkChange(t *testing.T) {
 		}
 	}
 	link := filepath.Join(dir, "link")
-	ask := func(id uint64) (string, string) {
-		res := h.Ask(router, &messages.FileRequest{ID: id, Session: "agent", Path: filepath.Join(link, "x.py"),
-			Method: "fake/documentText"}).(*messages.FileResponse)
-		if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
-			t.Fatalf("request %d: %+v", id, res)
-		}
-		var doc struct{ Text string }
-		if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
-			t.Fatal(err)
-		}
-		return res.URI, doc.Text
-	}
 	for i, target := range []string{"a", "b", "a"} {
 		os.Remove(link)
 		if err := os.Symlink(filepath.Join(dir, target), link); err != nil {
 			t.Fatal(err)
 		}
-		uri, text := ask(uint64(i + 1)) // right after the change
+		uri, text := documentText(t, h, router, uint64(i+1), filepath.Join(link, "x.py")) // right after the change
 		if uri != paths.URI(filepath.Join(dir, target, "x.py")) || text != "in "+target+"\n" {
 			t.Errorf("link to %s: the request was about %s (%q)", target, uri, text)
 		}
@@ -211,12 +196,7 @@ func TestBarrierSendsRewritesAheadOfTheCall(t *testing.T) {
 // it again) and for one in a directory the watcher ignores (build/: the
 // router compares it with the disk).
 func TestDocumentRequestSeesRewritesWatchedOrNot(t *testing.T) {
-	h := actortest.New(t)
-	ws := actortest.Monorepo(t)
-	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
-	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
-		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
-	})
+	h, ws, router := watchedPyRouter(t)
 	for _, rel := range []string{"py/pkg/app.py", "py/pkg/build/gen.py"} {
 		path := filepath.Join(ws, rel)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -227,18 +207,36 @@ func TestDocumentRequestSeesRewritesWatchedOrNot(t *testing.T) {
 			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res := h.Ask(router, &messages.FileRequest{ID: uint64(i + 1), Session: "agent", Path: path,
-				Method: "fake/documentText"}).(*messages.FileResponse)
-			if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
-				t.Fatalf("%s, rewrite %d: %+v", rel, i, res)
-			}
-			var doc struct{ Text string }
-			if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
-				t.Fatal(err)
-			}
-			if doc.Text != want {
-				t.Errorf("%s, rewrite %d: the server had %q when asked; want %q", rel, i, doc.Text, want)
+			if _, text := documentText(t, h, router, uint64(i+1), path); text != want {
+				t.Errorf("%s, rewrite %d: the server had %q when asked; want %q", rel, i, text, want)
 			}
 		}
 	}
+}
+
+// watchedPyRouter starts a router on a monorepo with a fake Python server
+// and a watcher whose batches go out only for barriers.
+func watchedPyRouter(t *testing.T) (*actortest.Harness, string, *actor.PID) {
+	h := actortest.New(t)
+	ws := actortest.Monorepo(t)
+	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
+	return h, ws, h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
+		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
+	})
+}
+
+// documentText asks the fake, through a session's document request, for
+// the text it has of path; it returns the request's URI and the text.
+func documentText(t *testing.T, h *actortest.Harness, router *actor.PID, id uint64, path string) (string, string) {
+	t.Helper()
+	res := h.Ask(router, &messages.FileRequest{ID: id, Session: "agent", Path: path,
+		Method: "fake/documentText"}).(*messages.FileResponse)
+	if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
+		t.Fatalf("request %d about %s: %+v", id, path, res)
+	}
+	var doc struct{ Text string }
+	if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return res.URI, doc.Text
 }
