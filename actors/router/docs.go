@@ -23,7 +23,6 @@ type document struct {
 	stamp    paths.Stamp // the disk when text was set; zero when the file did not exist
 	fromDisk bool        // text was read from disk (else an agent's edit)
 	gen      uint64      // counts text changes: a disk read started before one is stale
-	watched  bool        // the watcher reports its file's changes: barriers account for them
 	versions []messages.ServerVersion
 }
 
@@ -60,6 +59,5 @@ func (r *routerActor) newDocument(path string, create bool) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &document{path: rt.path, uri: rt.uri, targets: rt.targets, defs: rt.defs, sessions: make(map[string]bool),
-		watched: r.b.probe.Watches(rt.path)}, nil
+	return &document{path: rt.path, uri: rt.uri, targets: rt.targets, defs: rt.defs, sessions: make(map[string]bool)}, nil
 }

@@ -92,15 +92,6 @@ func (r *routerActor) open(path, session string, create bool) (string, *document
 // Fresh, servers that got nothing new are then asked to diagnose the
 // document again if anything changed on them since (TouchDocument).
 func (r *routerActor) current(ctx actor.Context, abs, given string, doc *document, ready func(), fail func(error)) {
-	if doc.gen > 0 && doc.watched {
-		// The call passed a barrier (or the watcher's probe): every change
-		// to the file made before it was handled (a re-sync, a close), or
-		// the barrier compared every open document with the disk. A stat
-		// would tell nothing more (and would see a write still in progress,
-		// which the barrier leaves out).
-		ready()
-		return
-	}
 	stamp := paths.StampOf(abs)
 	if doc.current(stamp) || !stamp.Exists() && !doc.stamp.Exists() && doc.gen > 0 {
 		ready()

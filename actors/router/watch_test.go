@@ -192,9 +192,8 @@ func TestBarrierSendsRewritesAheadOfTheCall(t *testing.T) {
 
 // TestDocumentRequestSeesRewritesWatchedOrNot: a document request right
 // after its file was rewritten on disk is about the new text, for a file
-// the watcher reports (the barrier re-syncs it; the router does not stat
-// it again) and for one in a directory the watcher ignores (build/: the
-// router compares it with the disk).
+// the watcher reports (the barrier re-syncs it) and for one in a directory
+// the watcher ignores (build/: only comparing it with the disk tells).
 func TestDocumentRequestSeesRewritesWatchedOrNot(t *testing.T) {
 	h, ws, router := watchedPyRouter(t)
 	for _, rel := range []string{"py/pkg/app.py", "py/pkg/build/gen.py"} {

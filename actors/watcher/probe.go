@@ -1,10 +1,6 @@
 package watcher
 
-import (
-	"sync/atomic"
-
-	"github.com/agentlsp/agentlsp/paths"
-)
+import "sync/atomic"
 
 // Probe lets the watcher's target skip a barrier: Quiet tells, without a
 // message to the watcher, that every change made on disk before the call
@@ -24,13 +20,6 @@ import (
 type Probe struct {
 	flushes atomic.Uint64 // FilesChanged sent, numbered across restarts
 	state   atomic.Pointer[probeState]
-	scope   atomic.Pointer[probeScope]
-}
-
-// probeScope is what the watcher reports the changes of.
-type probeScope struct {
-	workspace string
-	ignored   paths.Filter
 }
 
 // probeState is one snapshot of a watcher instance.
@@ -62,19 +51,6 @@ func (p *Probe) Quiet(seen uint64) bool {
 	}
 	s := p.state.Load() // read after the queue
 	return s.src == before.src && s.handled >= sent && s.idle && s.flushed <= seen
-}
-
-// Watches reports whether the watcher reports the changes of the file at
-// path (absolute, clean): it lies in the workspace and under no ignored
-// directory. A barrier (or Quiet) then accounts for every change to it;
-// a file the watcher does not see must be compared with the disk. False
-// before a watcher was made with this probe, and when in doubt.
-func (p *Probe) Watches(path string) bool {
-	if p == nil {
-		return false
-	}
-	s := p.scope.Load()
-	return s != nil && s.ignored.Visible(s.workspace, path, false)
 }
 
 // publish stores a snapshot (p may be nil).

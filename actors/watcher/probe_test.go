@@ -183,24 +183,3 @@ func TestBarriersCoverEveryEarlierChange(t *testing.T) {
 		}
 	}
 }
-
-// TestProbeWatches: the probe says which files the watcher reports: those
-// in the workspace under no ignored directory (its own Ignore too), none
-// before a watcher was made with it.
-func TestProbeWatches(t *testing.T) {
-	var none *watcher.Probe
-	probe := watcher.NewProbe()
-	if none.Watches("/ws/a.go") || probe.Watches("/ws/a.go") {
-		t.Fatal("a probe without a watcher watches")
-	}
-	watcher.NewProps(watcher.Config{Workspace: "/ws", Probe: probe, Ignore: []string{"gen"}})
-	for path, want := range map[string]bool{
-		"/ws/a.go": true, "/ws/pkg/b.go": true, "/ws/pkg/build.go": true,
-		"/ws/node_modules/m/index.js": false, "/ws/pkg/build/c.go": false, "/ws/bazel-out/x": false,
-		"/ws/gen/d.go": false, "/other/a.go": false, "/ws": false,
-	} {
-		if got := probe.Watches(path); got != want {
-			t.Errorf("Watches(%s) = %v, want %v", path, got, want)
-		}
-	}
-}

@@ -96,9 +96,6 @@ func NewProps(cfg Config) *actor.Props {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ignored := paths.NewFilter(cfg.Ignore)
-	if cfg.Probe != nil {
-		cfg.Probe.scope.Store(&probeScope{workspace: cfg.Workspace, ignored: ignored})
-	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &watcherActor{cfg: cfg, ignored: ignored}
 	})
