@@ -68,4 +68,8 @@ type WatcherStatus struct {
 	Dropped   int   // changes dropped because too many paths were pending
 	Ready     bool  // the initial walk is done: changes anywhere in the watched tree are seen
 	Err       error // why nothing is watched at all (nil when the watcher works)
+	// Blind names the workspace's file system when changes others make
+	// to it raise no events here ("nfs", "9p", ...): every batch is then
+	// Partial, and the router compares the open files with the disk.
+	Blind string
 }

@@ -37,9 +37,11 @@ type Config struct {
 	Policy supervisor.Policy
 	// Watch starts a file watcher for the workspace.
 	Watch bool
-	// WatchDebounce and WatchMaxDirs configure the watcher (zero: defaults).
-	WatchDebounce time.Duration
-	WatchMaxDirs  int
+	// WatchDebounce, WatchMaxDirs and WatchFileSystem configure the
+	// watcher (zero: defaults; see watcher.Config).
+	WatchDebounce   time.Duration
+	WatchMaxDirs    int
+	WatchFileSystem func(dir string) string
 	// Logger receives the actors' logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -165,7 +167,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 		r.b.probe = watcher.NewProbe()
 		r.watcher = ctx.Spawn(watcher.NewProps(watcher.Config{
 			Workspace: r.cfg.Workspace, Target: r.self, Reaper: r.cfg.Reaper, Probe: r.b.probe,
-			Debounce: r.cfg.WatchDebounce, MaxDirs: r.cfg.WatchMaxDirs, Logger: r.cfg.Logger,
+			Debounce: r.cfg.WatchDebounce, MaxDirs: r.cfg.WatchMaxDirs, FileSystem: r.cfg.WatchFileSystem, Logger: r.cfg.Logger,
 		}))
 	}
 }

@@ -155,37 +155,15 @@ func TestDocumentRequestFollowsASymlinkChange(t *testing.T) {
 // re-sync is handed to the server actor: the server actor takes the text
 // first.
 func TestBarrierSendsRewritesAheadOfTheCall(t *testing.T) {
-	h := actortest.New(t)
-	ws := actortest.Monorepo(t)
-	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
-	router := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
-		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
-	})
-	app := filepath.Join(ws, "py", "pkg", "app.py")
-	lib := filepath.Join(ws, "py", "pkg", "lib.py")
-	for _, p := range []string{app, lib} {
-		if err := os.WriteFile(p, []byte("x = 0\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if fs := h.Sync(router, "agent", p, messages.SyncCurrent, ""); fs.Err != nil {
-			t.Fatalf("open %s: %v", p, fs.Err)
-		}
-	}
+	h, ws, router := watchedPyRouter(t)
+	app, lib := openAppAndLib(t, h, router, ws)
 	for i := 1; i <= 20; i++ {
 		want := fmt.Sprintf("x = %d\n", i)
 		if err := os.WriteFile(app, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res := h.FileRequest(router, lib, "fake/documentText", map[string]string{"uri": paths.URI(app)})
-		if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
-			t.Fatalf("rewrite %d: %+v", i, res)
-		}
-		var doc struct{ Text string }
-		if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
-			t.Fatal(err)
-		}
-		if doc.Text != want {
-			t.Fatalf("rewrite %d: the server had %q when asked; want %q", i, doc.Text, want)
+		if text := textAskingOther(t, h, router, lib, app); text != want {
+			t.Fatalf("rewrite %d: the server had %q when asked; want %q", i, text, want)
 		}
 	}
 }
@@ -214,14 +192,48 @@ func TestDocumentRequestSeesRewritesWatchedOrNot(t *testing.T) {
 }
 
 // watchedPyRouter starts a router on a monorepo with a fake Python server
-// and a watcher whose batches go out only for barriers.
-func watchedPyRouter(t *testing.T) (*actortest.Harness, string, *actor.PID) {
+// and a watcher whose batches go out only for barriers; edits change the
+// router's configuration further.
+func watchedPyRouter(t *testing.T, edits ...func(*router.Config)) (*actortest.Harness, string, *actor.PID) {
 	h := actortest.New(t)
 	ws := actortest.Monorepo(t)
 	def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil)
 	return h, ws, h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
 		c.Watch, c.WatchDebounce = true, time.Hour // only the requests' own barriers flush
+		for _, edit := range edits {
+			edit(c)
+		}
 	})
+}
+
+// openAppAndLib writes py/pkg/app.py and lib.py and opens both from disk.
+func openAppAndLib(t *testing.T, h *actortest.Harness, router *actor.PID, ws string) (app, lib string) {
+	t.Helper()
+	app, lib = filepath.Join(ws, "py", "pkg", "app.py"), filepath.Join(ws, "py", "pkg", "lib.py")
+	for _, p := range []string{app, lib} {
+		if err := os.WriteFile(p, []byte("x = 0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if fs := h.Sync(router, "agent", p, messages.SyncCurrent, ""); fs.Err != nil {
+			t.Fatalf("open %s: %v", p, fs.Err)
+		}
+	}
+	return app, lib
+}
+
+// textAskingOther asks the fake, in a request about one file (without a
+// session: no check of its own), for the text it has of another.
+func textAskingOther(t *testing.T, h *actortest.Harness, router *actor.PID, about, of string) string {
+	t.Helper()
+	res := h.FileRequest(router, about, "fake/documentText", map[string]string{"uri": paths.URI(of)})
+	if res.Err != nil || len(res.Results) != 1 || res.Results[0].Err != nil {
+		t.Fatalf("request about %s: %+v", about, res)
+	}
+	var doc struct{ Text string }
+	if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Text
 }
 
 // documentText asks the fake, through a session's document request, for
@@ -238,4 +250,30 @@ func documentText(t *testing.T, h *actortest.Harness, router *actor.PID, id uint
 		t.Fatal(err)
 	}
 	return res.URI, doc.Text
+}
+
+// TestBlindFileSystemChangeReachesTheNextCall: on a file system whose
+// changes made elsewhere raise no events (the watcher's FileSystem says
+// nfs), an open file changed where the watcher cannot see it (through a
+// hard link from outside the workspace: inotify reports a write under the
+// directory it was made through) reaches its server before the next
+// call, even one about another file.
+func TestBlindFileSystemChangeReachesTheNextCall(t *testing.T) {
+	h, ws, router := watchedPyRouter(t, func(c *router.Config) {
+		c.WatchFileSystem = func(string) string { return "nfs" }
+	})
+	app, lib := openAppAndLib(t, h, router, ws)
+	elsewhere := filepath.Join(t.TempDir(), "app.py")
+	if err := os.Link(app, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		want := fmt.Sprintf("x = %d\n", i*1000) // a new size each time: a stat tells them apart
+		if err := os.WriteFile(elsewhere, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if text := textAskingOther(t, h, router, lib, app); text != want {
+			t.Fatalf("change %d: the server had %q of app.py when asked about lib.py; want %q", i, text, want)
+		}
+	}
 }

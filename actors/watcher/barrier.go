@@ -140,9 +140,10 @@ func (a *watcherActor) flushNow(ctx actor.Context) {
 }
 
 // partial reports whether the watcher may have missed changes: a bound was
-// reached, events were lost, or nothing is watched.
+// reached, events were lost, nothing is watched, or the file system does
+// not report what others change.
 func (a *watcherActor) partial() bool {
-	return a.limited || a.lost || a.w == nil || a.marks == nil || !a.ready
+	return a.limited || a.lost || a.w == nil || a.marks == nil || !a.ready || a.blind != ""
 }
 
 // removeMarks closes the marker files and removes the directory (in a

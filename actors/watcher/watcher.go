@@ -51,6 +51,11 @@ type Config struct {
 	// Portable watches with fsnotify even on Linux, where the watcher
 	// reads inotify itself; a Probe then never says Quiet.
 	Portable bool
+	// FileSystem names the workspace's file system when the watcher
+	// cannot see the changes others make to it (NFS, SMB, 9p, FUSE, ...;
+	// see blind_linux.go), else "". Every batch is then Partial, so that
+	// the target compares what it holds with the disk. Nil: statfs.
+	FileSystem func(dir string) string
 }
 
 const (
@@ -94,6 +99,9 @@ func NewProps(cfg Config) *actor.Props {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.FileSystem == nil {
+		cfg.FileSystem = blindFS
 	}
 	ignored := paths.NewFilter(cfg.Ignore)
 	return actor.PropsFromProducer(func() actor.Actor {
@@ -162,6 +170,7 @@ type watcherActor struct {
 	barriers []uint64 // barriers whose markers were seen: flushed with the next batch
 	lost     bool     // events were lost since the last batch (a queue overflow)
 	moved    bool     // a path was created, deleted or renamed since the last batch
+	blind    string   // the workspace's file system, when others change it unseen (Config.FileSystem)
 	handled  uint64   // the source's last batch handled
 }
 
@@ -209,6 +218,10 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 		return
 	}
 	a.w, a.stop = w, make(chan struct{})
+	if a.blind = a.cfg.FileSystem(a.cfg.Workspace); a.blind != "" {
+		a.cfg.Logger.Warn("watcher: the workspace is on a file system whose changes made elsewhere raise no events; "+
+			"every call compares the open files with the disk", "workspace", a.cfg.Workspace, "fs", a.blind)
+	}
 	a.marks = a.makeMarks(w)
 	gen, send, marks := a.gen, a.send, ""
 	if a.marks != nil {
@@ -369,5 +382,5 @@ func (a *watcherActor) noteLimited(err error) {
 
 func (a *watcherActor) status() *messages.WatcherStatus {
 	return &messages.WatcherStatus{Workspace: a.cfg.Workspace, Dirs: len(a.dirs), Limited: a.limited,
-		Dropped: a.dropped, Ready: a.ready, Err: a.err}
+		Dropped: a.dropped, Ready: a.ready, Err: a.err, Blind: a.blind}
 }
