@@ -34,8 +34,9 @@ type FileChange struct {
 // sent by the watcher. Barriers lists the barriers (WatchBarrier) this
 // batch completes: every change made before them is in this batch or an
 // earlier one. Partial says the watcher may have missed changes (a
-// directory bound, a lost event, nothing watched): the receiver must look
-// at the disk itself. Seq numbers a watcher's batches (1, 2, ...; across
+// directory bound, a lost event, nothing watched, a file system that
+// others change without events here): the receiver must look at the disk
+// itself. Seq numbers a watcher's batches (1, 2, ...; across
 // its restarts), for its Probe. Moved says a path was created, deleted or
 // renamed since the previous batch, even when Changes reports it as
 // changed (a link replaced by another): where a path leads may have

@@ -39,7 +39,7 @@ func toURI(path string, win bool) string {
 }
 
 func fromURI(uri string, win bool) string {
-	if rest, ok := strings.CutPrefix(uri, "file://"); ok && !win && plain(rest) {
+	if rest, ok := strings.CutPrefix(uri, "file://"); !win && ok && plain(rest) {
 		return rest // what url.Parse gives, without its allocations
 	}
 	u, err := url.Parse(uri)

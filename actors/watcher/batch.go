@@ -40,9 +40,6 @@ func (a *watcherActor) record(path string, t messages.FileChangeType) {
 	if t == messages.FileDeleted {
 		delete(a.writing, path)
 	}
-	if t != messages.FileChanged {
-		a.moved = true
-	}
 	a.arm()
 }
 

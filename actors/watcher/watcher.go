@@ -275,10 +275,12 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			}
 			continue
 		}
+		if !e.closed && e.typ != messages.FileChanged {
+			// Where a path leads may have changed, even through an
+			// ignored directory, whose changes are not reported.
+			a.moved = true
+		}
 		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
-			// Not reported, but a link through an ignored directory may
-			// lead elsewhere now.
-			a.moved = a.moved || !e.closed && e.typ != messages.FileChanged
 			continue
 		}
 		if e.closed {
