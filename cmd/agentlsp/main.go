@@ -21,12 +21,23 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/agentlsp/agentlsp/gcfloor"
 )
 
+// gcHeadroom is the least allocation between two garbage collections
+// (package gcfloor): with it, a navigation call through `agentlsp mcp`
+// meets a collection once in hundreds of calls rather than once in tens,
+// which is what held its p99 over twice its p50. It costs at most this
+// much memory more than GOGC=100; GOGC in the environment turns it off.
+const gcHeadroom = 32 << 20
+
 func main() {
+	stopFloor := gcfloor.Start(gcHeadroom)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	stop()
+	stopFloor()
 	os.Exit(code)
 }
 
