@@ -30,6 +30,7 @@ var rank = map[string]int{
 	"supervisor":               1,
 	"config":                   1,
 	"install":                  1, // server installation (cmd only)
+	"gcfloor":                  0, // the process's GC pacing (cmd, and embedders who want it)
 	"lspglob":                  2,
 	"results":                  2,
 	"editor":                   2,
