@@ -14,8 +14,9 @@
 // larger than the floor, the collector paces itself as GOGC=100 would.
 //
 // How: after every collection, a finalizer re-armed on a sentinel sets
-// the GC percent to max(100, headroom/live*100), so the next collection
-// comes after at least headroom bytes of new allocation. The finalizer
+// the GC percent to max(100, headroom/live*100) (live counting stacks and
+// globals, as the runtime's goal does), so the next collection comes
+// after at least headroom bytes of new allocation. The finalizer
 // runs on the runtime's finalizer goroutine; this package starts none.
 // Memory costs at most headroom bytes more than GOGC=100 would hold, and
 // GOMEMLIMIT, when set, still caps the heap.
@@ -32,9 +33,6 @@ import (
 // maxPercent bounds the GC percent the floor sets (a live heap of a few
 // kilobytes would otherwise ask for millions).
 const maxPercent = 100_000
-
-// liveMetric is the heap's live bytes as of the last collection.
-const liveMetric = "/gc/heap/live:bytes"
 
 // floor is the one active floor (the GC percent is process-wide).
 var floor struct {
@@ -69,7 +67,8 @@ func Start(headroom uint64) (stop func()) {
 	floor.headroom = headroom
 	floor.gen++
 	gen := floor.gen
-	floor.restore = debug.SetGCPercent(percent(headroom, live()))
+	live, scan := scanned()
+	floor.restore = debug.SetGCPercent(percent(headroom, live, scan))
 	arm(gen)
 	return func() {
 		floor.Lock()
@@ -94,26 +93,46 @@ func retune(s *sentinel) {
 	if floor.headroom == 0 || s.gen != floor.gen {
 		return // stopped: leave the percent stop restored
 	}
-	debug.SetGCPercent(percent(floor.headroom, live()))
+	live, scan := scanned()
+	debug.SetGCPercent(percent(floor.headroom, live, scan))
 	arm(s.gen)
 }
 
-// percent is the GC percent that puts headroom bytes between collections
-// of a heap with live bytes live, never below the default 100.
-func percent(headroom, live uint64) int {
-	if live == 0 {
-		return maxPercent
+// heapMinimum is the runtime's least heap goal at GOGC=100 (4 MiB; less
+// under the HeapMinimum512KiB experiment, which only makes the floor
+// lower). The runtime scales it with the percent, so a percent that gives
+// a small live heap its headroom would otherwise raise the least goal
+// far above live+headroom: before the first collection, with nothing
+// live yet, to gigabytes.
+const heapMinimum = 4 << 20
+
+// percent is the GC percent that puts the next collection headroom bytes
+// after the last one left scan bytes to scan (live heap, stacks and
+// globals; the runtime's goal is live + scan*percent/100), and whose
+// scaled heap minimum does not exceed live+headroom. Never below the
+// default 100.
+func percent(headroom, live, scan uint64) int {
+	p := uint64(maxPercent)
+	if scan > 0 {
+		p = headroom * 100 / scan
 	}
-	p := headroom * 100 / live
+	p = min(p, (live+headroom)*100/heapMinimum)
 	return int(min(max(p, 100), maxPercent))
 }
 
-// live reads the heap's live bytes as of the last collection.
-func live() uint64 {
-	s := []metrics.Sample{{Name: liveMetric}}
+// scanned reads, as of the last collection, the live heap and what the
+// runtime's goal is a percent of: the live heap, stacks and globals.
+func scanned() (live, scan uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	for i, m := range s {
+		if m.Value.Kind() != metrics.KindUint64 {
+			return 0, 0
+		}
+		if i == 0 {
+			live = m.Value.Uint64()
+		}
+		scan += m.Value.Uint64()
 	}
-	return s[0].Value.Uint64()
+	return live, scan
 }

@@ -13,22 +13,48 @@ import (
 func TestPercent(t *testing.T) {
 	const mib = 1 << 20
 	tests := []struct {
-		headroom, live uint64
-		want           int
+		headroom, live, scan uint64
+		want                 int
 	}{
-		{32 * mib, 4 * mib, 800},    // the next collection 32 MiB on
-		{32 * mib, 64 * mib, 100},   // a heap larger than the floor: GOGC=100
-		{32 * mib, 32 * mib, 100},   // equal: the default already leaves the floor
-		{32 * mib, 0, maxPercent},   // nothing live yet
-		{32 * mib, 100, maxPercent}, // bounded
-		{1 * mib, 3 * mib / 2, 100}, // never below the default
-		{48 * mib, 16 * mib, 300},
+		{32 * mib, 4 * mib, 4 * mib, 800},   // the next collection 32 MiB on
+		{32 * mib, 4 * mib, 8 * mib, 400},   // stacks and globals count as the runtime counts them
+		{32 * mib, 64 * mib, 64 * mib, 100}, // a heap larger than the floor: GOGC=100
+		{32 * mib, 32 * mib, 32 * mib, 100}, // equal: the default already leaves the floor
+		{1 * mib, 3 * mib / 2, 3 * mib / 2, 100},
+		{48 * mib, 16 * mib, 16 * mib, 300},
+		// A small heap: the percent's scaled heap minimum (4 MiB at 100)
+		// must stay at live+headroom, not 32 times 32 MiB.
+		{32 * mib, 1 * mib, 1 * mib, 825},
+		{32 * mib, 0, 0, 800},           // before the first collection
+		{1 << 40, 0, 0, maxPercent},     // bounded
+		{1 << 40, 100, 100, maxPercent}, // bounded
 	}
 	for _, tt := range tests {
-		if got := percent(tt.headroom, tt.live); got != tt.want {
-			t.Errorf("percent(%d, %d) = %d, want %d", tt.headroom, tt.live, got, tt.want)
+		if got := percent(tt.headroom, tt.live, tt.scan); got != tt.want {
+			t.Errorf("percent(%d, %d, %d) = %d, want %d", tt.headroom, tt.live, tt.scan, got, tt.want)
 		}
 	}
+}
+
+// TestGoalIsLivePlusHeadroom: the runtime's own heap goal, after Start
+// and after a collection, is about the live heap plus the headroom, not
+// more (a percent's scaled heap minimum once put it at gigabytes).
+func TestGoalIsLivePlusHeadroom(t *testing.T) {
+	const headroom = 64 << 20
+	runtime.GC()
+	stop := Start(headroom)
+	defer stop()
+	check := func(when string) {
+		t.Helper()
+		live, goal := read("/gc/heap/live:bytes"), read("/gc/heap/goal:bytes")
+		if goal < live+headroom*9/10 || goal > live+headroom*5/4 {
+			t.Errorf("%s: heap goal %d MiB with %d MiB live, want about live + %d MiB", when, goal>>20, live>>20, headroom>>20)
+		}
+	}
+	check("after Start")
+	runtime.GC()
+	waitPercent(t, func(p uint64) bool { return p > 100 }, "above 100 after a collection")
+	check("after a collection")
 }
 
 // TestFloorSpacesCollections allocates the same garbage with and without
@@ -52,11 +78,11 @@ func TestFloorSpacesCollections(t *testing.T) {
 // TestLargeHeapPacesAsDefault: a live heap larger than the floor leaves
 // the percent at the default.
 func TestLargeHeapPacesAsDefault(t *testing.T) {
-	stop := Start(1 << 20)
+	stop := Start(8 << 20)
 	defer stop()
 	held := make([]byte, 16<<20)
 	runtime.GC()
-	waitPercent(t, func(p uint64) bool { return p == 100 }, "100 with 16 MiB live and a 1 MiB floor")
+	waitPercent(t, func(p uint64) bool { return p == 100 }, "100 with 16 MiB live and an 8 MiB floor")
 	runtime.KeepAlive(held)
 	held = nil
 	runtime.GC()
@@ -119,15 +145,19 @@ func collections(t *testing.T, n int) uint64 {
 }
 
 // waitPercent waits for the finalizer to have retuned the percent after
-// a collection.
+// a collection, collecting again meanwhile: a finalizer that ran during
+// the caller's collection, before its figures were out, re-arms a sentinel
+// that collection keeps, and only the next one retunes.
 func waitPercent(t *testing.T, ok func(uint64) bool, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !ok(gcPercent()) {
 		if time.Now().After(deadline) {
-			t.Fatalf("GC percent = %d after 10 s, want %s", gcPercent(), want)
+			live, scan := scanned()
+			t.Fatalf("GC percent = %d after 10 s (live %d, scan %d, goal %d), want %s", gcPercent(), live, scan, read("/gc/heap/goal:bytes"), want)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
+		runtime.GC()
 	}
 }
 
