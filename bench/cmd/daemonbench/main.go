@@ -35,7 +35,6 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
@@ -133,12 +132,14 @@ func setup(ctx context.Context, o options, log io.Writer) (*bench, func(), error
 	}
 	tmp, _ = filepath.EvalSymlinks(tmp)
 	b := &bench{o: o, tmp: tmp, bin: o.bin, embedded: filepath.Join(tmp, "embedded"), shared: filepath.Join(tmp, "shared"), log: log}
+	stopDaemons, err := benchcmd.PrivateDaemons(tmp)
 	cleanup := func() {
-		b.stopDaemons()
+		stopDaemons()
 		os.RemoveAll(tmp)
 	}
-	os.Setenv("XDG_RUNTIME_DIR", filepath.Join(tmp, "run"))
-	os.Mkdir(filepath.Join(tmp, "run"), 0o700)
+	if err != nil {
+		return b, cleanup, err
+	}
 	if b.bin == "" {
 		b.bin = filepath.Join(tmp, "agentlsp")
 		fmt.Fprintln(log, "daemonbench: building agentlsp")
@@ -152,20 +153,6 @@ func setup(ctx context.Context, o options, log io.Writer) (*bench, func(), error
 		}
 	}
 	return b, cleanup, nil
-}
-
-// stopDaemons stops the daemons of the run's runtime directory.
-func (b *bench) stopDaemons() {
-	out, _ := exec.Command(b.bin, "status", "--json").Output()
-	for _, f := range strings.Split(string(out), "\n") {
-		if pid, ok := strings.CutPrefix(strings.TrimSpace(f), `"pid": `); ok {
-			var p int
-			fmt.Sscanf(strings.TrimSuffix(pid, ","), "%d", &p)
-			if p > 0 {
-				syscall.Kill(p, syscall.SIGTERM)
-			}
-		}
-	}
 }
 
 // stats are the percentiles of durations, in milliseconds.

@@ -76,6 +76,52 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
+// TestSharedStopsItsDaemon: with --mcp-args --shared the MCP side attaches
+// to a shared daemon it starts; the run stops that daemon (and with it its
+// gopls) before it removes its directory, instead of leaving it to its
+// idle timeout.
+func TestSharedStopsItsDaemon(t *testing.T) {
+	testenv.ServerBinary(t, "gopls")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	xdg, had := os.LookupEnv("XDG_RUNTIME_DIR")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := []string{"--files", "5", "--calls", "2", "--warmup", "1", "--phases", "nav", "--ops", "hover",
+		"--mcp-args", "--shared", "--deadline", "90s"}
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, args, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "| hover |") {
+		t.Errorf("no hover measured through the daemon:\n%s", stdout.String())
+	}
+	if left := processesUnder(t, tmp); len(left) > 0 {
+		t.Errorf("processes of the run still running: %v", left)
+	}
+	if now, has := os.LookupEnv("XDG_RUNTIME_DIR"); now != xdg || has != had {
+		t.Errorf("XDG_RUNTIME_DIR after the run = %q (set %v), want %q (set %v) as before", now, has, xdg, had)
+	}
+}
+
+// processesUnder lists the command lines of live processes that name a
+// path under dir (the daemon: agentlsp serve --workspace DIR/...).
+func processesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte(dir)) {
+			out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
 // checkSide fails t unless n calls were made, all answered correctly.
 func checkSide(t *testing.T, what string, s Side, n int) {
 	t.Helper()

@@ -46,6 +46,15 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *bench, cleanup fu
 	if tmp, err = filepath.EvalSymlinks(tmp); err != nil {
 		return nil, cleanup, err
 	}
+	// --mcp-args --shared starts a daemon: the run's own, stopped at the end.
+	stopDaemons, err := benchcmd.PrivateDaemons(tmp)
+	cleanup = func() {
+		stopDaemons()
+		os.RemoveAll(tmp)
+	}
+	if err != nil {
+		return nil, cleanup, err
+	}
 	b = &bench{o: o, log: log, tmp: tmp, bin: o.agentlsp, config: filepath.Join(tmp, "agentlsp.json")}
 	if b.bin == "" {
 		if b.bin, err = benchcmd.BuildAgentlsp(ctx, "mcpbench", tmp, log); err != nil {
