@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
+	"github.com/agentlsp/agentlsp/gcfloor"
 )
 
 var (
@@ -59,7 +60,13 @@ var (
 	ErrUnresponsive = errors.New("mcpbench: child process did not exit")
 )
 
-func main() { benchcmd.Main("mcpbench", run) }
+// main paces the client's collector as agentlsp paces its own
+// (gcfloor), so that the client's collections, which land on raw and MCP
+// calls alike, do not make either side's p99.
+func main() {
+	defer gcfloor.Start(64 << 20)()
+	benchcmd.Main("mcpbench", run)
+}
 
 // run parses args, runs the phases and writes the report. It returns when
 // every child process is gone and the temporary directory removed.

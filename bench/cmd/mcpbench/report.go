@@ -26,11 +26,11 @@ func writeText(w io.Writer, r *Report) error {
 	}
 	if len(r.Ops) > 0 {
 		fmt.Fprintf(&b, "\n### Navigation: %d calls per operation and client after %d warm-up calls, interleaved (ms)\n\n", p.Calls, p.Warmup)
-		b.WriteString("| operation | raw p50 | raw p99 | MCP p50 | MCP p99 | overhead p50 | raw correct | MCP correct |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| operation | raw p50 | raw p99 | MCP p50 | MCP p99 | overhead p50 | raw p99/p50 | MCP p99/p50 | raw correct | MCP correct |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, o := range r.Ops {
-			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
-				o.MCP.P50, o.MCP.P99, o.OverheadP50, of(o.Raw), of(o.MCP))
+			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
+				o.MCP.P50, o.MCP.P99, o.OverheadP50, spread(o.Raw), spread(o.MCP), of(o.Raw), of(o.MCP))
 		}
 		b.WriteString("\nThe same MCP calls less the time agentlsp's own gopls took for each (agentlsp reports it in the answer's _meta: " +
 			"from each request handed to the connection to its answer read back): what agentlsp and MCP add to a round trip to the same server, " +
@@ -157,4 +157,13 @@ func writeJSON(w io.Writer, path string, r *Report) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// spread is a side's p99 over its p50 (issue 14 asks for at most 2x), or
+// "-" without a p50.
+func spread(s Side) string {
+	if s.P50 <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", s.P99/s.P50)
 }
