@@ -77,6 +77,7 @@ func (a *diagnosticsActor) onSubscribe(ctx actor.Context, m *messages.Subscribe)
 	}
 	s := a.session(m.Session)
 	s.subscriber, s.unacked = ctx.Sender(), false
+	a.subscribed[m.Session] = s
 	s.prefixes, s.own = append([]string(nil), m.Prefixes...), m.Own
 	// Everything known now is new to a new subscriber.
 	for _, uri := range a.store.URIs() {
@@ -99,8 +100,8 @@ func (a *diagnosticsActor) onAck(m *messages.BatchAck) {
 // markDirty notes a document changed for every subscribed session.
 func (a *diagnosticsActor) markDirty(uri string) {
 	subscribed := false
-	for _, s := range a.sessions {
-		if s.subscriber != nil && s.wants(uri) {
+	for _, s := range a.subscribed {
+		if s.wants(uri) {
 			s.dirty[uri] = true
 			subscribed = true
 		}
@@ -120,8 +121,8 @@ func (a *diagnosticsActor) scheduleFlush() {
 // onFlush sends each ready subscriber a batch of what is new to it.
 func (a *diagnosticsActor) onFlush(ctx actor.Context) {
 	a.flushing = false
-	for id, s := range a.sessions {
-		if s.subscriber == nil || s.unacked || len(s.dirty) == 0 {
+	for id, s := range a.subscribed {
+		if s.unacked || len(s.dirty) == 0 {
 			continue
 		}
 		if files := a.batchFor(id, s); len(files) > 0 {

@@ -134,7 +134,11 @@ type diagnosticsActor struct {
 	servers  map[messages.ServerKey]*serverView
 	versions map[store.Key]int32 // latest version an edit synced, for staleness
 	sessions map[string]*session
-	flushing bool // a batch flush is scheduled
+	// subscribed are the sessions with a subscriber, which every
+	// publication is checked against (not every session: a thousand
+	// agents that do not subscribe cost a publication nothing).
+	subscribed map[string]*session
+	flushing   bool // a batch flush is scheduled
 
 	reach      *reach.Index // nil without a workspace
 	reachJobs  int
@@ -180,6 +184,7 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.onSubscribe(ctx, m)
 	case *messages.Unsubscribe:
 		delete(a.sessions, m.Session)
+		delete(a.subscribed, m.Session)
 	case *messages.BatchAck:
 		a.onAck(m)
 	case *flushBatches:
@@ -200,6 +205,7 @@ func (a *diagnosticsActor) onStarted(ctx actor.Context) {
 	a.servers = make(map[messages.ServerKey]*serverView)
 	a.versions = make(map[store.Key]int32)
 	a.sessions = make(map[string]*session)
+	a.subscribed = make(map[string]*session)
 	if a.cfg.Workspace != "" {
 		a.reach = reach.New(a.cfg.Workspace)
 	}
@@ -247,13 +253,10 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 	a.server(server).crash = nil // it serves again
 	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled,
 		&store.Published{Version: m.Version, HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped})
-	a.edits.Each(func(e *edits.Edit) {
-		if !m.Pulled {
-			a.edits.Pushed(e, server, m.URI, now)
-		}
-		if e.URI == m.URI { // what an edit waits for is its own document's entry
-			a.check(ctx, e)
-		}
-	})
+	if !m.Pulled { // a push may extend the settle window of any edit of that server
+		a.edits.Each(func(e *edits.Edit) { a.edits.Pushed(e, server, m.URI, now) })
+	}
+	// What an edit waits for is its own document's entry.
+	a.edits.EachOf(m.URI, func(e *edits.Edit) { a.check(ctx, e) })
 	a.markDirty(m.URI)
 }

@@ -10,6 +10,7 @@
 package edits
 
 import (
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -70,8 +71,8 @@ func (e *Edit) SettleStart() time.Time { return e.settleStart }
 // Tracker holds the edits.
 type Tracker struct {
 	edits    map[uint64]*Edit
-	held     map[string]int    // document -> edits of it held
-	editedAt map[string]uint64 // document -> store seq when an edit of it last started or ended
+	held     map[string][]*Edit // document -> its edits held, in no order
+	editedAt map[string]uint64  // document -> store seq when an edit of it last started or ended
 	// bases keeps the baseline of an edit whose wait was abandoned, for the
 	// session's next edit of the document: what that edit caused was never
 	// shown, so it stays new.
@@ -84,13 +85,13 @@ type baseKey struct{ session, uri string }
 
 // New returns an empty tracker.
 func New() *Tracker {
-	return &Tracker{edits: make(map[uint64]*Edit), held: make(map[string]int), editedAt: make(map[string]uint64), bases: make(map[baseKey]uint64)}
+	return &Tracker{edits: make(map[uint64]*Edit), held: make(map[string][]*Edit), editedAt: make(map[string]uint64), bases: make(map[baseKey]uint64)}
 }
 
 // hold and drop add an edit to the held ones and remove it.
 func (t *Tracker) hold(e *Edit) {
 	t.edits[e.ID] = e
-	t.held[e.URI]++
+	t.held[e.URI] = append(t.held[e.URI], e)
 }
 
 func (t *Tracker) drop(e *Edit) {
@@ -98,8 +99,14 @@ func (t *Tracker) drop(e *Edit) {
 		return
 	}
 	delete(t.edits, e.ID)
-	if t.held[e.URI]--; t.held[e.URI] <= 0 {
+	of := t.held[e.URI]
+	i := slices.Index(of, e)
+	of[i] = of[len(of)-1]
+	of[len(of)-1] = nil
+	if of = of[:len(of)-1]; len(of) == 0 {
 		delete(t.held, e.URI)
+	} else {
+		t.held[e.URI] = of
 	}
 }
 
@@ -112,6 +119,25 @@ func (t *Tracker) Get(id uint64) *Edit { return t.edits[id] }
 // Each calls f for every edit.
 func (t *Tracker) Each(f func(*Edit)) {
 	for _, e := range t.edits {
+		f(e)
+	}
+}
+
+// EachOf calls f for every edit of the document uri held when it is
+// called; f may release or forget edits. What a publication about uri can
+// complete is an edit of uri: with a thousand agents editing, looking
+// only there instead of at every edit held is most of what a publication
+// costs.
+func (t *Tracker) EachOf(uri string, f func(*Edit)) {
+	of := t.held[uri]
+	switch len(of) {
+	case 0:
+		return
+	case 1:
+		f(of[0])
+		return
+	}
+	for _, e := range slices.Clone(of) {
 		f(e)
 	}
 }
@@ -278,7 +304,7 @@ func (t *Tracker) EditedElsewhere(e *Edit, uri string) bool {
 	if t.editedAt[uri] > e.StartSeq {
 		return true
 	}
-	n := t.held[uri]
+	n := len(t.held[uri])
 	if e.URI == uri && t.edits[e.ID] == e {
 		n-- // e itself
 	}

@@ -139,3 +139,41 @@ func TestEditedElsewhereFollowsHeldEdits(t *testing.T) {
 		t.Errorf("Forget: %d held", tr.Len())
 	}
 }
+
+// TestEachOfVisitsTheDocumentsEdits: EachOf calls f for the edits of one
+// document only, each once, while f releases them, and follows edits held
+// and dropped.
+func TestEachOfVisitsTheDocumentsEdits(t *testing.T) {
+	tr := edits.New()
+	for id, uri := range map[uint64]string{1: "u", 2: "v", 3: "u", 4: "u", 5: "w"} {
+		tr.Start(id, "s", uri, 0, t0)
+	}
+	seen := func(uri string, f func(*edits.Edit)) map[uint64]int {
+		got := map[uint64]int{}
+		tr.EachOf(uri, func(e *edits.Edit) {
+			if e.URI != uri {
+				t.Errorf("EachOf(%q) visited edit %d of %q", uri, e.ID, e.URI)
+			}
+			got[e.ID]++
+			f(e)
+		})
+		return got
+	}
+	if got := seen("u", func(*edits.Edit) {}); len(got) != 3 || got[1] != 1 || got[3] != 1 || got[4] != 1 {
+		t.Errorf("EachOf(u) visited %v, want edits 1, 3 and 4 once each", got)
+	}
+	// Releasing each edit as it is visited: every one is still visited once.
+	if got := seen("u", func(e *edits.Edit) { tr.Done(e, 1, t0) }); len(got) != 3 {
+		t.Errorf("EachOf(u), releasing each: visited %v, want all three once", got)
+	}
+	if got := seen("u", func(*edits.Edit) {}); len(got) != 0 || tr.Len() != 2 {
+		t.Errorf("after releasing u's edits: EachOf(u) visited %v with %d held, want none and 2 held", got, tr.Len())
+	}
+	if got := seen("x", func(*edits.Edit) {}); len(got) != 0 {
+		t.Errorf("EachOf(x) of a document never edited visited %v", got)
+	}
+	tr.Start(6, "s", "v", 0, t0)
+	if got := seen("v", func(*edits.Edit) {}); len(got) != 2 || got[2] != 1 || got[6] != 1 {
+		t.Errorf("EachOf(v) visited %v, want edits 2 and 6", got)
+	}
+}
