@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func TestSubscriptionOnFakeClock(t *testing.T) {
 	}))
 	c.h.Track(sub)
 	for i := range 50 { // sessions that never subscribe
-		c.send(&messages.EditStarted{EditID: uint64(100 + i), Session: "quiet", URI: fakeURI})
+		c.send(&messages.EditStarted{EditID: uint64(100 + i), Session: fmt.Sprintf("quiet-%d", i), URI: fakeURI})
 	}
 	c.h.Sys.Root.RequestWithCustomSender(c.diag, &messages.Subscribe{Session: "watcher"}, sub)
 	// advance moves the clock once the actor handled every message sent
