@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
@@ -86,11 +87,13 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 // othersChanged returns, sorted, the documents other than e's whose
 // diagnostics from e's servers were written after seq.
 func (a *diagnosticsActor) othersChanged(e *edits.Edit, seq uint64) []string {
-	mine := make(map[messages.ServerKey]bool, len(e.Waits))
+	mine := make([]messages.ServerKey, 0, len(e.Waits))
 	for _, w := range e.Waits {
-		mine[w.ServerKey] = true
+		if !slices.Contains(mine, w.ServerKey) {
+			mine = append(mine, w.ServerKey)
+		}
 	}
-	changed := a.store.ChangedSince(seq, func(k store.Key) bool { return k.URI != e.URI && mine[k.Server] })
+	changed := a.store.ChangedSince(seq, mine, func(k store.Key) bool { return k.URI != e.URI })
 	uris := make([]string, 0, len(changed))
 	for u := range changed {
 		uris = append(uris, u)

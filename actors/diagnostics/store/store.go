@@ -10,7 +10,8 @@
 //
 // The store is bounded: at most MaxKeys (server, document) entries (the
 // oldest written without diagnostics are forgotten first, then the oldest),
-// MaxHistory replaced entries per key, and MaxLog writes in the log.
+// MaxHistory replaced entries per key, and MaxLog writes in each server's
+// log.
 //
 // A Store is a single-threaded core: owned by one actor, no goroutines, no
 // I/O, time passed in; not safe for concurrent use.
@@ -28,7 +29,7 @@ import (
 const (
 	MaxKeys    = 50000   // (server, document) entries
 	MaxHistory = 16      // replaced entries kept per key
-	MaxLog     = 1 << 16 // recent writes kept to find what changed
+	MaxLog     = 1 << 14 // recent writes kept per server, to find what changed
 )
 
 // Key names the diagnostics of one document from one server.
@@ -121,13 +122,20 @@ type write struct {
 	key Key
 }
 
+// serverLog is one server's recent writes, oldest first; dropped is the
+// number of the newest write it no longer holds (0: none).
+type serverLog struct {
+	writes  []write
+	dropped uint64
+}
+
 // Store holds the entries.
 type Store struct {
 	maxKeys int
 	entries map[Key]*stored
 	byURI   map[string]map[messages.ServerKey]bool
 	seq     uint64
-	log     []write
+	logs    map[messages.ServerKey]*serverLog
 }
 
 // New returns an empty store bounded to maxKeys keys (0: MaxKeys).
@@ -135,7 +143,8 @@ func New(maxKeys int) *Store {
 	if maxKeys <= 0 {
 		maxKeys = MaxKeys
 	}
-	return &Store{maxKeys: maxKeys, entries: make(map[Key]*stored), byURI: make(map[string]map[messages.ServerKey]bool)}
+	return &Store{maxKeys: maxKeys, entries: make(map[Key]*stored), byURI: make(map[string]map[messages.ServerKey]bool),
+		logs: make(map[messages.ServerKey]*serverLog)}
 }
 
 // Seq is the number of writes so far.
@@ -200,9 +209,15 @@ func (s *Store) Write(k Key, pulled bool, p *Published) Entry {
 		e.Push = p
 	}
 	st.cur, st.seq = e, s.seq
-	s.log = append(s.log, write{seq: s.seq, key: k})
-	if len(s.log) > MaxLog {
-		s.log = append(s.log[:0], s.log[len(s.log)-MaxLog/2:]...)
+	l := s.logs[k.Server]
+	if l == nil {
+		l = &serverLog{}
+		s.logs[k.Server] = l
+	}
+	l.writes = append(l.writes, write{seq: s.seq, key: k})
+	if n := len(l.writes); n > MaxLog {
+		l.dropped = l.writes[n-MaxLog/2-1].seq
+		l.writes = append(l.writes[:0], l.writes[n-MaxLog/2:]...)
 	}
 	return e
 }
@@ -244,23 +259,29 @@ func (s *Store) forget(k Key) {
 	}
 }
 
-// ChangedSince returns the documents of the keys written after seq that
-// keep accepts: from the log, or by a scan of the store when the log no
-// longer reaches back that far. Only those kept are collected (a
-// thousand agents' edits write many keys an edit does not look at).
-func (s *Store) ChangedSince(seq uint64, keep func(Key) bool) map[string]bool {
+// ChangedSince returns the documents of the keys of servers written after
+// seq that keep accepts: from each server's log, or by a scan of the store
+// when that log no longer reaches back that far. Only the servers' own
+// writes are looked at (with a thousand agents on ten roots, an edit's
+// servers wrote a tenth of what was written while it ran).
+func (s *Store) ChangedSince(seq uint64, servers []messages.ServerKey, keep func(Key) bool) map[string]bool {
 	out := make(map[string]bool)
-	if len(s.log) > 0 && s.log[0].seq <= seq+1 {
-		for i := len(s.log) - 1; i >= 0 && s.log[i].seq > seq; i-- {
-			if k := s.log[i].key; !out[k.URI] && keep(k) {
-				out[k.URI] = true
+	for _, sv := range servers {
+		l := s.logs[sv]
+		switch {
+		case l == nil:
+		case l.dropped > seq:
+			for k, st := range s.entries {
+				if k.Server == sv && st.seq > seq && !out[k.URI] && keep(k) {
+					out[k.URI] = true
+				}
 			}
-		}
-		return out
-	}
-	for k, st := range s.entries {
-		if st.seq > seq && !out[k.URI] && keep(k) {
-			out[k.URI] = true
+		default:
+			for i := len(l.writes) - 1; i >= 0 && l.writes[i].seq > seq; i-- {
+				if k := l.writes[i].key; !out[k.URI] && keep(k) {
+					out[k.URI] = true
+				}
+			}
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -36,15 +37,51 @@ func TestBaselineAndChangedSince(t *testing.T) {
 	if got := s.At(b, base); !got.Empty() {
 		t.Errorf("b at baseline = %+v, want nothing (written after)", got)
 	}
-	changed := s.ChangedSince(base, func(store.Key) bool { return true })
+	changed := s.ChangedSince(base, []messages.ServerKey{srv}, func(store.Key) bool { return true })
 	if len(changed) != 2 || !changed["a"] || !changed["b"] {
 		t.Errorf("ChangedSince = %v, want a and b", changed)
 	}
-	if changed := s.ChangedSince(base, func(k store.Key) bool { return k != a }); len(changed) != 1 || !changed["b"] {
+	if changed := s.ChangedSince(base, []messages.ServerKey{srv}, func(k store.Key) bool { return k != a }); len(changed) != 1 || !changed["b"] {
 		t.Errorf("ChangedSince, a left out = %v, want b", changed)
 	}
 	if e := s.Get(a); e.Latest() != 2 {
 		t.Errorf("Latest = %d, want 2", e.Latest())
+	}
+}
+
+// TestChangedSinceByServer: only the servers asked about are looked at,
+// and a server whose log was cut short is looked up in the store instead,
+// with the same answer.
+func TestChangedSinceByServer(t *testing.T) {
+	s := store.New(0)
+	other := messages.ServerKey{ServerID: "other", Root: "/"}
+	s.Write(store.Key{Server: srv, URI: "a"}, false, pub(1, "x"))
+	base := s.Seq()
+	s.Write(store.Key{Server: other, URI: "o"}, false, pub(1, "x"))
+	s.Write(store.Key{Server: srv, URI: "b"}, false, pub(1, "x"))
+	all := func(store.Key) bool { return true }
+	if got := s.ChangedSince(base, []messages.ServerKey{srv}, all); len(got) != 1 || !got["b"] {
+		t.Errorf("ChangedSince(srv) = %v, want b", got)
+	}
+	if got := s.ChangedSince(base, []messages.ServerKey{other}, all); len(got) != 1 || !got["o"] {
+		t.Errorf("ChangedSince(other) = %v, want o", got)
+	}
+	if got := s.ChangedSince(base, []messages.ServerKey{srv, other}, all); len(got) != 2 {
+		t.Errorf("ChangedSince(both) = %v, want b and o", got)
+	}
+	if got := s.ChangedSince(base, nil, all); len(got) != 0 {
+		t.Errorf("ChangedSince(no server) = %v, want nothing", got)
+	}
+	// Past the log's bound: other's early writes leave its log, and
+	// what changed since base is read from the store.
+	for i := range store.MaxLog + 1 {
+		s.Write(store.Key{Server: other, URI: fmt.Sprintf("n%d", i%3)}, false, pub(int32(i), "x"))
+	}
+	if got := s.ChangedSince(base, []messages.ServerKey{other}, all); len(got) != 4 || !got["o"] || !got["n0"] {
+		t.Errorf("ChangedSince(other) past the log = %v, want o, n0, n1, n2", got)
+	}
+	if got := s.ChangedSince(base, []messages.ServerKey{srv}, all); len(got) != 1 || !got["b"] {
+		t.Errorf("ChangedSince(srv), other's log cut = %v, want b", got)
 	}
 }
 
