@@ -60,8 +60,14 @@ func TestStoreVersionsAndSeq(t *testing.T) {
 	if _, err := s.Change("file:///w/none.go", "x"); !errors.Is(err, docs.ErrNotOpen) {
 		t.Errorf("Change of a document never opened = %v", err)
 	}
-	if got := len(s.OpenDocuments()); got != 2 {
-		t.Errorf("open documents = %d, want 2", got)
+	if got := len(s.OpenDocuments()); got != 2 || s.OpenCount() != 2 {
+		t.Errorf("open documents = %d, OpenCount = %d, want 2 and 2", got, s.OpenCount())
+	}
+	if _, err := s.Close("file:///w/b.go"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Close("file:///w/b.go"); !errors.Is(err, docs.ErrNotOpen) || s.OpenCount() != 1 {
+		t.Errorf("closing twice: %v, OpenCount = %d; want ErrNotOpen and 1", err, s.OpenCount())
 	}
 }
 
