@@ -150,7 +150,7 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 			continue // the same change, tried again
 		}
 		if (o.Reach == nil || o.Reach.Reaches(path) != reach.No) && add(func() string {
-			return fmt.Sprintf("session %s's edit of %s", o.Session, filepath.Base(paths.FromURI(o.URI)))
+			return "session " + o.Session + "'s edit of " + filepath.Base(paths.FromURI(o.URI))
 		}) {
 			return nil, true
 		}
