@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -155,9 +156,12 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 			return nil, true
 		}
 	}
+	// a.disk is in the order the changes came: those since the edit
+	// (less the lookback) are its tail.
 	since := e.Started.Add(-overlapLookback)
-	for _, d := range a.disk {
-		if !d.at.Before(since) && (d.reach == nil || d.reach.Reaches(path) != reach.No) &&
+	first := sort.Search(len(a.disk), func(i int) bool { return !a.disk[i].at.Before(since) })
+	for _, d := range a.disk[first:] {
+		if (d.reach == nil || d.reach.Reaches(path) != reach.No) &&
 			add(func() string { return "a change on disk to " + d.path }) {
 			return nil, true
 		}
