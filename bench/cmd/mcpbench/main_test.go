@@ -66,7 +66,7 @@ func TestSmoke(t *testing.T) {
 	if m := rep.Memory; m == nil || m.RawGopls <= 0 || m.Agentlsp <= 0 || m.AgentlspLSP <= 0 {
 		t.Errorf("peak memory not read: %+v", m)
 	}
-	for _, want := range []string{"| goToDefinition |", "| outgoingCalls |", "lsprelay", "### Edit on disk", "### Cold start", "### One-shot check"} {
+	for _, want := range []string{"| goToDefinition |", "| outgoingCalls |", "lsprelay", "### Edit on disk", "### Cold start", "### One-shot check", "p99 within 2x of p50 (issue 14): raw gopls "} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, stdout.String())
 		}

@@ -32,6 +32,9 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %+.2f | %s | %s | %s | %s |\n", o.Op, o.Raw.P50, o.Raw.P99,
 				o.MCP.P50, o.MCP.P99, o.OverheadP50, spread(o.Raw), spread(o.MCP), of(o.Raw), of(o.MCP))
 		}
+		raw, mcp := within2x(r.Ops)
+		fmt.Fprintf(&b, "\np99 within 2x of p50 (issue 14): raw gopls %d of %d operations, agentlsp through MCP %d of %d.\n",
+			raw, len(r.Ops), mcp, len(r.Ops))
 		b.WriteString("\nThe same MCP calls less the time agentlsp's own gopls took for each (agentlsp reports it in the answer's _meta: " +
 			"from each request handed to the connection to its answer read back): what agentlsp and MCP add to a round trip to the same server, " +
 			"free of the difference between two gopls processes.\n\n")
@@ -166,4 +169,18 @@ func spread(s Side) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2fx", s.P99/s.P50)
+}
+
+// within2x counts the operations whose p99 is at most twice their p50, on
+// each side.
+func within2x(ops []OpResult) (raw, mcp int) {
+	for _, o := range ops {
+		if o.Raw.P50 > 0 && o.Raw.P99 <= 2*o.Raw.P50 {
+			raw++
+		}
+		if o.MCP.P50 > 0 && o.MCP.P99 <= 2*o.MCP.P50 {
+			mcp++
+		}
+	}
+	return raw, mcp
 }
