@@ -96,30 +96,10 @@ func TestSharedStopsItsDaemon(t *testing.T) {
 	if !strings.Contains(stdout.String(), "| hover |") {
 		t.Errorf("no hover measured through the daemon:\n%s", stdout.String())
 	}
-	if left := processesUnder(t, tmp); len(left) > 0 {
-		t.Errorf("processes of the run still running: %v", left)
-	}
+	testenv.NoProcesses(t) // the daemon and its gopls carry this test binary's mark too
 	if now, has := os.LookupEnv("XDG_RUNTIME_DIR"); now != xdg || has != had {
 		t.Errorf("XDG_RUNTIME_DIR after the run = %q (set %v), want %q (set %v) as before", now, has, xdg, had)
 	}
-}
-
-// processesUnder lists the command lines of live processes that name a
-// path under dir (the daemon: agentlsp serve --workspace DIR/...).
-func processesUnder(t *testing.T, dir string) []string {
-	t.Helper()
-	procs, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err == nil && bytes.Contains(b, []byte(dir)) {
-			out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
 }
 
 // checkSide fails t unless n calls were made, all answered correctly.
