@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,11 +87,12 @@ func (m *mcpSide) callLean(ctx context.Context, start time.Time, tool string, ar
 }
 
 // closeLean closes agentlsp's stdin (it then exits), waits for it a
-// while, and kills whatever is left of its process tree.
+// while (m.grace, default 5 s), and kills whatever is left of its process
+// tree.
 func (m *mcpSide) closeLean() error {
 	defer m.stderr.Close()
 	m.lean.stdin.Close()
-	err := waitExit(m.cmd, m.lean.exited, 5*time.Second)
+	err := waitExit(m.cmd, m.lean.exited, cmp.Or(m.grace, 5*time.Second))
 	if err != nil && !isExitError(err) {
 		return fmt.Errorf("agentlsp mcp: close: %w (stderr: %s)", err, tail(m.stderr, 500))
 	}

@@ -20,7 +20,10 @@
 //   - cold: new processes, start to the first goToDefinition answer that
 //     names the right declaration;
 //   - check: `agentlsp check FILE` against `gopls check FILE` on the broken
-//     caller, wall time of paired runs, medians and their ratio.
+//     caller, wall time of paired runs, medians and their ratio;
+//   - peers (with --peer NAME=PATH): agentlsp and other MCP bridges to
+//     gopls side by side (peers.go): definition, references and hover,
+//     an edit on disk to diagnostics that show it, a cold start.
 //
 // Every call has a timeout, the whole run a deadline (--deadline); every
 // child leads its own process group and is killed with its descendants;
@@ -108,6 +111,13 @@ func (b *bench) phases(ctx context.Context, rep *Report) error {
 	}
 	if b.o.runs("cold") && b.o.cold > 0 {
 		rep.Cold = b.cold(ctx)
+	}
+	if b.o.runs("peers") && len(b.o.peers) > 0 {
+		r, err := b.peers(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Peers = r
 	}
 	if b.o.runs("check") && b.o.checkRuns > 0 && b.broken != "" {
 		c, err := b.check(ctx)

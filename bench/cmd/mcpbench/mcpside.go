@@ -60,6 +60,7 @@ type mcpSide struct {
 	stderr  *os.File
 	session *sdk.ClientSession // the SDK's client; nil with the lean one
 	lean    *leanClient        // the lean client; nil with the SDK's
+	grace   time.Duration      // lean: how long close waits for an exit (0: 5 s)
 	// server is the language servers' own time of the last lsp call, as
 	// agentlsp reports it in the answer's _meta (mcp.ServerTimeMeta).
 	server time.Duration

@@ -18,7 +18,7 @@ var operations = []string{"goToDefinition", "findReferences", "hover", "document
 	"goToImplementation", "prepareCallHierarchy", "incomingCalls", "outgoingCalls"}
 
 // phases are the parts of a run, in the order they run.
-var phases = []string{"nav", "edit", "cold", "check"}
+var phases = []string{"nav", "edit", "cold", "check", "peers"}
 
 // options are the parsed flags.
 type options struct {
@@ -42,10 +42,13 @@ type options struct {
 	editDelay   time.Duration // between an edit's write and the MCP call
 	edited      string        // the edited file: "closed" or "open" in both clients
 	deadline    time.Duration
-	mcpArgs     []string // extra args of `agentlsp mcp`
-	client      string   // MCP client: "sdk" or "lean"
-	checkArgs   []string // extra args of `agentlsp check`
-	jsonPath    string   // "" none, "-" stdout
+	mcpArgs     []string      // extra args of `agentlsp mcp`
+	client      string        // MCP client: "sdk" or "lean"
+	checkArgs   []string      // extra args of `agentlsp check`
+	jsonPath    string        // "" none, "-" stdout
+	peers       []peerSpec    // other MCP bridges (peers phase)
+	peerEdits   int           // edits on disk per client in the peers phase
+	peerWait    time.Duration // peers phase: longest wait for a right diagnostics answer
 }
 
 // parseOptions parses args; usage and errors go to stderr.
@@ -77,6 +80,10 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.client, "client", "sdk", "MCP client: `sdk` (the official SDK's) or lean (frames lines and decodes the answer's envelope, as the raw LSP client does, without the SDK's decoding)")
 	mcpArgs := fs.String("mcp-args", "", "extra `ARGS` (space-separated) for `agentlsp mcp`, e.g. --shared")
 	checkArgs := fs.String("check-args", "", "extra `ARGS` (space-separated) for `agentlsp check`")
+	fs.Func("peer", "peers phase: also measure the MCP bridge `NAME=PATH` ("+strings.Join(peerNames(), ", ")+
+		"; agentlsp=PATH: another agentlsp build); repeatable", o.addPeer)
+	fs.IntVar(&o.peerEdits, "peer-edits", 6, "peers phase: edits on disk per client")
+	fs.DurationVar(&o.peerWait, "peer-wait", 10*time.Second, "peers phase: how long a client's diagnostics are asked again until they show an edit")
 	fs.StringVar(&o.jsonPath, "json", "", "also write the report as JSON to `FILE` (- for stdout, instead of the text)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -108,13 +115,13 @@ func (o *options) validate() error {
 		return errors.New("mcpbench: --files: at least 5")
 	case o.workspace != "" && o.at == "":
 		return errors.New("mcpbench: --workspace needs --at FILE:LINE:COL, a call site")
-	case o.calls < 1 || o.warmup < 0 || o.edits < 0 || o.cold < 0 || o.checkRuns < 0:
-		return errors.New("mcpbench: --calls must be positive, --warmup, --edits, --cold and --check-runs not negative")
+	case o.calls < 1 || o.warmup < 0 || o.edits < 0 || o.cold < 0 || o.checkRuns < 0 || o.peerEdits < 0:
+		return errors.New("mcpbench: --calls must be positive, --warmup, --edits, --cold, --check-runs and --peer-edits not negative")
 	case o.client != "sdk" && o.client != "lean":
 		return fmt.Errorf("mcpbench: --client %q: want sdk or lean", o.client)
 	case o.edited != "closed" && o.edited != "open":
 		return fmt.Errorf("mcpbench: --edited %q: want closed or open", o.edited)
-	case o.callTimeout <= 0 || o.diagTimeout <= 0 || o.deadline <= 0 || o.editDelay < 0:
+	case o.callTimeout <= 0 || o.diagTimeout <= 0 || o.deadline <= 0 || o.editDelay < 0 || o.peerWait <= 0:
 		return errors.New("mcpbench: timeouts must be positive")
 	}
 	if o.gopls == "" {
@@ -126,6 +133,37 @@ func (o *options) validate() error {
 	abs, err := filepath.Abs(o.gopls)
 	o.gopls = abs
 	return err
+}
+
+// addPeer parses one --peer NAME=PATH.
+func (o *options) addPeer(v string) error {
+	name, path, ok := strings.Cut(v, "=")
+	if _, known := adapters[name]; !ok || !known && name != "agentlsp" {
+		return fmt.Errorf("want NAME=PATH, NAME one of %s", strings.Join(peerNames(), ", "))
+	}
+	found, err := exec.LookPath(path)
+	if err == nil {
+		found, err = filepath.Abs(found)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	label := name
+	for n := 2; slices.ContainsFunc(o.peers, func(p peerSpec) bool { return p.label == label }) || label == "agentlsp"; n++ {
+		label = fmt.Sprintf("%s (%d)", name, n)
+	}
+	o.peers = append(o.peers, peerSpec{name: name, path: found, label: label})
+	return nil
+}
+
+// peerNames are the names --peer takes.
+func peerNames() []string {
+	names := []string{"agentlsp"}
+	for n := range adapters {
+		names = append(names, n)
+	}
+	slices.Sort(names[1:])
+	return names
 }
 
 // runs reports whether phase p is to run.

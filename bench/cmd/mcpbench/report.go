@@ -94,6 +94,9 @@ func writeText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "| agentlsp check | %.2f | %v | %s |\n", median(c.AgentlspMs), c.AgentlspMs, of(c.Agentlsp))
 		fmt.Fprintf(&b, "| ratio agentlsp / gopls | %.2f | | |\n", c.Ratio)
 	}
+	if r.Peers != nil {
+		writePeers(&b, r.Peers, p.Calls)
+	}
 	if m := r.Memory; m != nil {
 		b.WriteString("\n### Peak resident memory of the warm clients (VmHWM, MiB)\n\n| raw gopls | agentlsp | agentlsp's gopls | ratio (agentlsp and its gopls) / raw |\n|---|---|---|---|\n")
 		ratio := 0.0

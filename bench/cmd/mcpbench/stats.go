@@ -21,6 +21,7 @@ type Report struct {
 	Edit  *EditResult  `json:"edit,omitempty"`
 	Cold  *ColdResult  `json:"cold,omitempty"`
 	Check *CheckResult `json:"check,omitempty"`
+	Peers *PeersResult `json:"peers,omitempty"`
 	// Memory is the peak resident memory of each warm client's processes.
 	Memory *MemoryResult `json:"memory,omitempty"`
 	// ElapsedS is the run's wall time.
