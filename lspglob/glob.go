@@ -325,6 +325,31 @@ func (m *WatchMatcher) Match(path string, t messages.FileChangeType) bool {
 	return false
 }
 
+// MatchDir reports whether the server wants to hear that directory dir (an
+// absolute, clean, '/'-separated path) was deleted: whether one of its
+// watchers of deletions could match dir or a path below it (a pattern
+// string, or a RelativePattern whose base is dir, lies below it, or has dir
+// below it). A server told of it drops what it knew under dir (gopls
+// expands it into the files it knew there); watchers name files, so a
+// directory's own path rarely matches them.
+func (m *WatchMatcher) MatchDir(dir string) bool {
+	if m == nil {
+		return false
+	}
+	for _, w := range m.watchers {
+		if w.kinds&watchKindDelete == 0 {
+			continue
+		}
+		if w.base == "" || w.base == dir || strings.HasPrefix(w.base, dir+"/") || dir == "/" {
+			return true
+		}
+		if _, below := relativeTo(w.base, dir); below {
+			return true
+		}
+	}
+	return false
+}
+
 // relativeTo returns path relative to base when path lies strictly below base.
 func relativeTo(base, path string) (string, bool) {
 	if base == "/" {

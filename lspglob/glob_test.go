@@ -176,6 +176,39 @@ func TestWatchMatcher(t *testing.T) {
 	}
 }
 
+// TestWatchMatcherMatchDir: a directory deleted concerns a server when a
+// watcher of deletions could match it or what lay below it.
+func TestWatchMatcherMatchDir(t *testing.T) {
+	tests := []struct {
+		name, opts, dir string
+		want            bool
+	}{
+		{"gopls relative: a package below the module", goplsRelative, "/tmp/gomod/store", true},
+		{"gopls relative: the module itself", goplsRelative, "/tmp/gomod", true},
+		{"gopls relative: a parent of the module", goplsRelative, "/tmp", true},
+		{"gopls relative: elsewhere (its plain go.mod pattern)", goplsRelative, "/elsewhere/x", true},
+		{"relative only: elsewhere", `{"watchers":[{"globPattern":{"baseUri":"file:///w","pattern":"**/*.go"}}]}`, "/v/x", false},
+		{"relative only: base prefix only", `{"watchers":[{"globPattern":{"baseUri":"file:///w","pattern":"**/*.go"}}]}`, "/wx", false},
+		{"relative only: below", `{"watchers":[{"globPattern":{"baseUri":"file:///w","pattern":"**/*.go"}}]}`, "/w/a/b", true},
+		{"plain pattern", `{"watchers":[{"globPattern":"**/*.py"}]}`, "/w/pkg", true},
+		{"no deletions watched", `{"watchers":[{"globPattern":"**/*.py","kind":3}]}`, "/w/pkg", false},
+		{"root", `{"watchers":[{"globPattern":{"baseUri":"file:///w","pattern":"*.c"}}]}`, "/", true},
+	}
+	for _, tt := range tests {
+		m, err := lspglob.NewWatchMatcher(json.RawMessage(tt.opts))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := m.MatchDir(tt.dir); got != tt.want {
+			t.Errorf("%s: MatchDir(%q) = %v, want %v", tt.name, tt.dir, got, tt.want)
+		}
+	}
+	var nilMatcher *lspglob.WatchMatcher
+	if nilMatcher.MatchDir("/w") {
+		t.Error("nil matcher matched a directory")
+	}
+}
+
 // goplsOptions mixes the shapes servers register: a relative pattern, a
 // plain go.work pattern, and a directory pattern for deletions only.
 const goplsOptions = `{"watchers":[

@@ -28,6 +28,10 @@ type FileChange struct {
 	Path string // absolute, clean
 	URI  string
 	Type FileChangeType
+	// Dir says a deleted path was a directory (removed, or renamed or
+	// moved away): everything below it is gone too, and no change below
+	// it is reported one by one.
+	Dir bool
 }
 
 // FilesChanged is a debounced batch of changes on disk under a workspace,

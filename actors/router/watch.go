@@ -3,6 +3,7 @@ package router
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -40,7 +41,8 @@ func (r *routerActor) readDisk(ctx actor.Context, abs, given string, then func(*
 // caches are dropped when files appear or disappear (a marker may have),
 // the changes go to every server actor (each forwards those its server
 // registered for), open documents whose content changed on disk are
-// re-synced from disk, and open documents deleted on disk are closed. When
+// re-synced from disk, and open documents deleted on disk (or below a
+// directory deleted, renamed or moved away) are closed. When
 // the watcher may have missed changes, every open document is compared
 // with the disk. Then the barriers the batch completes are released once
 // that work is done.
@@ -70,6 +72,13 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		for _, c := range m.Changes {
 			if doc, ok := r.docs[c.Path]; ok {
 				r.diskChanged(ctx, c.Path, doc, paths.StampOf(c.Path), true)
+			}
+			if c.Dir { // the documents below it are gone too, unreported one by one
+				for p, doc := range r.docs {
+					if strings.HasPrefix(p, c.Path+string(filepath.Separator)) {
+						r.diskChanged(ctx, p, doc, paths.StampOf(p), true)
+					}
+				}
 			}
 		}
 	}

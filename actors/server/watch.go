@@ -62,7 +62,8 @@ func (a *serverActor) watching(c messages.FileChange) bool {
 			}
 			a.matchers[id] = m
 		}
-		if m != nil && m.Match(filepath.ToSlash(c.Path), c.Type) {
+		path := filepath.ToSlash(c.Path)
+		if m != nil && (m.Match(path, c.Type) || c.Dir && m.MatchDir(path)) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -117,6 +118,7 @@ func (a *watcherActor) flush(ctx actor.Context) {
 	if len(a.pending) == 0 && len(a.barriers) == 0 || a.cfg.Target == nil {
 		clear(a.pending)
 		clear(a.writing)
+		clear(a.gone)
 		return
 	}
 	now, kept := time.Now(), false
@@ -126,10 +128,13 @@ func (a *watcherActor) flush(ctx actor.Context) {
 			kept = true
 			continue
 		}
-		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t})
+		_, dir := a.gone[p]
+		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t, Dir: dir && t == messages.FileDeleted})
 		delete(a.pending, p)
+		delete(a.gone, p)
 		delete(a.writing, p) // past its hold: a later write is held again
 	}
+	maps.DeleteFunc(a.gone, func(p string, _ struct{}) bool { _, ok := a.pending[p]; return !ok }) // dropped
 	if kept {
 		a.arm() // look again after a window
 	}

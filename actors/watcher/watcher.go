@@ -160,6 +160,7 @@ type watcherActor struct {
 	queue    []string // new directories to walk
 	prunes   []string // renamed directories whose stale watches to remove
 	pending  map[string]messages.FileChangeType
+	gone     map[string]struct{}  // pending deletions of watched directories (FileChange.Dir)
 	writing  map[string]time.Time // pending paths still open for writing, since their first write
 	timer    *time.Timer
 	flushDue bool // the window ended during a walk: flush when it ends
@@ -209,6 +210,7 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 	a.gen = watcherGens.Add(1)
 	a.dirs = make(map[string]struct{})
 	a.pending = make(map[string]messages.FileChangeType)
+	a.gone = make(map[string]struct{})
 	a.writing = make(map[string]time.Time)
 	w, err := newSource(a.cfg.Portable)
 	if err != nil {
@@ -289,7 +291,9 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 		}
 		switch {
 		case e.typ == messages.FileDeleted:
-			a.forgetDir(e.path, e.renamed)
+			if a.forgetDir(e.path, e.renamed) {
+				a.gone[e.path] = struct{}{}
+			}
 		case e.dir:
 			a.enqueue(&a.queue, e.path)
 		}
@@ -305,16 +309,18 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 }
 
 // forgetDir drops a deleted directory and those below it from the watched
-// set. fsnotify drops the watch on the directory itself; after a rename
-// the watches below it live on under stale names, so a walk removes them.
-func (a *watcherActor) forgetDir(path string, renamed bool) {
+// set, and reports whether path was one. fsnotify drops the watch on the
+// directory itself; after a rename the watches below it live on under
+// stale names, so a walk removes them.
+func (a *watcherActor) forgetDir(path string, renamed bool) bool {
 	if _, ok := a.dirs[path]; !ok {
-		return
+		return false
 	}
 	maps.DeleteFunc(a.dirs, func(d string, _ struct{}) bool { return d == path || strings.HasPrefix(d, path+"/") })
 	if renamed {
 		a.enqueue(&a.prunes, path)
 	}
+	return true
 }
 
 // enqueue adds path to a walk queue; past the bound it is left alone

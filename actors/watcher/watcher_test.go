@@ -129,6 +129,9 @@ func (p *watchProbe) nextBatch() (*messages.FilesChanged, []string) {
 			if c.URI != paths.URI(c.Path) {
 				p.T.Errorf("change %s has URI %q", c.Path, c.URI)
 			}
+			if c.Dir {
+				rel += "/" // a directory deleted: what was below it is gone too
+			}
 			out = append(out, c.Type.String()+" "+filepath.ToSlash(rel))
 		}
 		return b, out
@@ -264,7 +267,7 @@ func TestWatcherWatchesNewAndRenamedDirectories(t *testing.T) {
 
 	// A renamed directory: the watches below it report the new names.
 	p.check(os.Rename(p.path("old"), p.path("moved")))
-	p.until("deleted old", "created moved", "created moved/inner")
+	p.until("deleted old/", "created moved", "created moved/inner")
 	p.make("moved/inner/h.go")
 	if diff := cmp.Diff([]string{"created moved/inner/h.go"}, p.next()); diff != "" {
 		t.Errorf("file in a renamed directory (-want +got):\n%s", diff)
@@ -272,6 +275,14 @@ func TestWatcherWatchesNewAndRenamedDirectories(t *testing.T) {
 	// root, fresh, x, x/y, x/y/z, moved, moved/inner
 	if st := p.watchStatus(); st.Dirs != 7 || st.Limited {
 		t.Errorf("status = %+v, want 7 directories, not limited", st)
+	}
+	// Removed: its files one by one, then the directory itself, a
+	// directory; a file removed is not one.
+	p.check(os.RemoveAll(p.path("x")))
+	p.until("deleted x/", "deleted x/y/", "deleted x/y/z/", "deleted x/y/z/g.go")
+	p.check(os.Remove(p.path("fresh/f.go")))
+	if diff := cmp.Diff([]string{"deleted fresh/f.go"}, p.next()); diff != "" {
+		t.Errorf("file removed (-want +got):\n%s", diff)
 	}
 }
 
