@@ -235,6 +235,7 @@ func (t *tools) calls(ctx context.Context, v *view, op Operation, items *results
 			out.Calls = append(out.Calls, v.call(op, item, c))
 		}
 	}
+	out.Calls = mergeCalls(out.Calls)
 	slices.SortStableFunc(out.Calls, compareCalls)
 	out.Calls = capped(&out, out.Calls)
 	return out, nil

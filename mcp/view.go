@@ -159,6 +159,30 @@ func (v *view) call(op Operation, asked results.CallItem, c results.Call) Call {
 	return out
 }
 
+// mergeCalls joins the calls between the same two items and drops repeated
+// sites: pyright and typescript-language-server list some call sites twice
+// (the same range in fromRanges, or the caller in two entries), which an
+// agent would count as two calls.
+func mergeCalls(calls []Call) []Call {
+	type pair struct{ from, to CallItem }
+	at := make(map[pair]int, len(calls))
+	out := calls[:0]
+	for _, c := range calls {
+		k := pair{c.From, c.To}
+		if i, ok := at[k]; ok {
+			out[i].Sites = append(out[i].Sites, c.Sites...)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, c)
+	}
+	for i := range out {
+		slices.SortFunc(out[i].Sites, compareLocations)
+		out[i].Sites = slices.Compact(out[i].Sites)
+	}
+	return out
+}
+
 // compareLocations orders locations by path, then position: servers
 // answer in an order that depends on what they analysed first.
 func compareLocations(a, b agentlsp.EditorLocation) int {
