@@ -1,5 +1,7 @@
 package config
 
+import "encoding/json"
+
 // installHint is the command that installs built-in server id's pinned
 // version (the recipes are in package install).
 func installHint(id string) string { return "agentlsp servers --install " + id }
@@ -95,7 +97,13 @@ func typescriptLS() *Server {
 		RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json"},
 		// Deno projects belong to deno's own server.
 		ExcludeMarkers: []string{"deno.json", "deno.jsonc"},
-		InstallHint:    installHint("typescript-language-server"),
+		// Without it typescript-language-server drops didChangeWatchedFiles
+		// and tsserver watches the disk itself: a module deleted and made
+		// again went unseen for tens of seconds, while the importer's
+		// answers said fresh. With it, tsserver hears of every change from
+		// agentlsp's watcher, before the barrier it waits on is released.
+		InitializationOptions: json.RawMessage(`{"tsserver":{"useClientFileWatcher":true}}`),
+		InstallHint:           installHint("typescript-language-server"),
 	}
 }
 
@@ -108,6 +116,7 @@ func tsgo() *Server {
 	s.ID = "tsgo"
 	s.Command = "tsc"
 	s.Args = []string{"--lsp", "--stdio"}
+	s.InitializationOptions = nil // typescript-language-server's
 	s.Disabled = true
 	s.InstallHint = `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`
 	return s

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"testing"
@@ -122,5 +123,25 @@ func TestIsSource(t *testing.T) {
 		if _, served := g.LanguageID(path); served != (want || path == "/m/go.mod") {
 			t.Errorf("LanguageID(%q) served = %v", path, served)
 		}
+	}
+}
+
+// TestTypeScriptTakesAgentlspsWatcher: typescript-language-server is asked
+// to take file changes from agentlsp (didChangeWatchedFiles), which it
+// otherwise drops while tsserver watches the disk on its own, late (see
+// test/fresh's TestTypeScriptModuleRecreated); tsgo is not.
+func TestTypeScriptTakesAgentlspsWatcher(t *testing.T) {
+	b := Builtins()
+	var opts struct {
+		TSServer struct {
+			UseClientFileWatcher bool `json:"useClientFileWatcher"`
+		} `json:"tsserver"`
+	}
+	if err := json.Unmarshal(b["typescript-language-server"].InitializationOptions, &opts); err != nil || !opts.TSServer.UseClientFileWatcher {
+		t.Errorf("typescript-language-server initializationOptions %s (%v): want tsserver.useClientFileWatcher true",
+			b["typescript-language-server"].InitializationOptions, err)
+	}
+	if o := b["tsgo"].InitializationOptions; o != nil {
+		t.Errorf("tsgo initializationOptions %s, want none", o)
 	}
 }
