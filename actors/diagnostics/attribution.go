@@ -94,6 +94,7 @@ func (a *diagnosticsActor) onReachKnown(ctx actor.Context, m *reachKnown) {
 func (a *diagnosticsActor) onDiskChanged(ctx actor.Context, m *messages.FilesChanged) {
 	now := a.now()
 	for _, c := range m.Changes {
+		a.gone.note(c)
 		if len(a.disk) == maxDiskChanges {
 			a.disk = append(a.disk[:0], a.disk[1:]...)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // Other files in an answer. An edit (Session.Edit) reports the files its
@@ -29,6 +30,9 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 	for _, u := range uris {
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
+		}
+		if a.gone.has(paths.FromURI(u)) {
+			continue
 		}
 		others := a.othersMay(e, u, over)
 		if others && len(meanwhile) == maxFiles || !others && len(caused) == maxFiles {
@@ -67,6 +71,9 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	for _, u := range uris {
 		if len(out) == maxFiles {
 			break
+		}
+		if a.gone.has(paths.FromURI(u)) {
+			continue
 		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		cur = dedup.FilterSeverity(cur, minSev)

@@ -145,6 +145,7 @@ type diagnosticsActor struct {
 	reachQueue []reachJob
 	disk       []*diskChange // recent changes on disk, oldest first
 	nextDisk   uint64
+	gone       goneFiles // files deleted on disk: never an answer's other files
 }
 
 // Receive dispatches one message; it never blocks.

@@ -2,10 +2,12 @@ package fresh
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,4 +70,34 @@ func pyrightCheck(t *testing.T, ws, rel string) []string {
 	}
 	sort.Strings(errs)
 	return errs
+}
+
+// TestDeletedFileIsNotAnOtherFile: a file whose new error the session was
+// not shown yet, then deleted, is not reported among the other files of
+// the session's next answer: it is gone, and so are its diagnostics. Found
+// by an oracle soak: the answer named it, fresh, with the old error.
+func TestDeletedFileIsNotAnOtherFile(t *testing.T) {
+	testenv.ServerBinary(t, "pyright-langserver")
+	files := map[string]string{"pkg/other.py": "X = 1\n"}
+	for k, v := range pyFiles {
+		files[k] = v
+	}
+	ws := workspace(t, files)
+	rt := start(t, ws)
+	s, observer := rt.Session("agent"), rt.Session("observer")
+	freshDiagnostics(t, s, "pkg/app.py")
+	freshDiagnostics(t, s, "pkg/other.py")
+	write(t, ws, "pkg/lib.py", "def greet(name: str, times: int) -> str:\n    return \"hi \" + name * times\n")
+	if r, _ := freshDiagnostics(t, observer, "pkg/app.py"); !contains(errorsOf(r), `Argument missing for parameter "times"`) {
+		t.Fatalf("app.py after the signature change: %v, want the missing argument", errorsOf(r))
+	}
+	if err := os.Remove(filepath.Join(ws, "pkg", "app.py")); err != nil {
+		t.Fatal(err)
+	}
+	_, others := freshDiagnostics(t, s, "pkg/other.py")
+	for _, o := range others {
+		if strings.HasSuffix(o.Path, "app.py") || strings.HasSuffix(o.URI, "app.py") {
+			t.Errorf("the deleted app.py is reported as an other file: %+v", o)
+		}
+	}
 }
