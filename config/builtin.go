@@ -103,7 +103,10 @@ func typescriptLS() *Server {
 		// answers said fresh. With it, tsserver hears of every change from
 		// agentlsp's watcher, before the barrier it waits on is released.
 		InitializationOptions: json.RawMessage(`{"tsserver":{"useClientFileWatcher":true}}`),
-		InstallHint:           installHint("typescript-language-server"),
+		// It publishes nothing when a file stays clean: an edit that kept a
+		// file clean waited for the timeout and came back stale.
+		DiagnosticsPull: PullTSServer,
+		InstallHint:     installHint("typescript-language-server"),
 	}
 }
 
@@ -117,6 +120,7 @@ func tsgo() *Server {
 	s.Command = "tsc"
 	s.Args = []string{"--lsp", "--stdio"}
 	s.InitializationOptions = nil // typescript-language-server's
+	s.DiagnosticsPull = ""
 	s.Disabled = true
 	s.InstallHint = `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`
 	return s

@@ -85,7 +85,7 @@ func parseAndMerge(in string) error {
 	return err
 }
 
-const knownFields = "address, args, command, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
+const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
 	"requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
@@ -132,6 +132,7 @@ func TestValidationErrors(t *testing.T) {
 		{gopls(`"maxInFlight": -2`), `agentlsp.json: servers.gopls.maxInFlight: must not be negative, got -2`},
 		{gopls(`"maxMessageSize": -3`), `agentlsp.json: servers.gopls.maxMessageSize: must not be negative, got -3`},
 		{gopls(`"transport": "pipe"`), `agentlsp.json: servers.gopls.transport: unknown transport "pipe" (want stdio, tcp or unix)`},
+		{gopls(`"diagnosticsPull": "pull"`), `agentlsp.json: servers.gopls.diagnosticsPull: unknown diagnosticsPull "pull" (want "tsserver", or none)`},
 		{gopls(`"transport": "tcp"`), `agentlsp.json: servers.gopls.address: missing: transport "tcp" needs an address`},
 		{gopls(`"transport": "unix"`), `agentlsp.json: servers.gopls.address: missing: transport "unix" needs an address`},
 		{gopls(`"address": "localhost:4389"`), `agentlsp.json: servers.gopls.address: an address needs transport "tcp" or "unix"`},

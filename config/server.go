@@ -86,6 +86,14 @@ type Server struct {
 	IdleTimeout     Duration `json:"idleTimeout,omitempty"`
 	// DiagnosticsTimeout bounds the wait for diagnostics after an edit.
 	DiagnosticsTimeout Duration `json:"diagnosticsTimeout,omitempty"`
+	// DiagnosticsPull is how agentlsp gets diagnostics from a server that
+	// only pushes them. "tsserver": asks tsserver, through
+	// typescript-language-server's typescript.tsserverRequest command, for
+	// a file's syntactic, semantic and suggestion diagnostics after each
+	// change, and ignores the server's pushes, which say nothing when a
+	// file stays clean. "" (default): the server's own pull diagnostics
+	// (textDocument/diagnostic) when it offers them, else its pushes.
+	DiagnosticsPull string `json:"diagnosticsPull,omitempty"`
 	// RestartOnCrash: nil or true restarts a crashed server; false marks it
 	// broken at its first crash.
 	RestartOnCrash *bool `json:"restartOnCrash,omitempty"`
@@ -99,6 +107,9 @@ type Server struct {
 	// InstallHint tells a user how to install the command.
 	InstallHint string `json:"installHint,omitempty"`
 }
+
+// PullTSServer is the DiagnosticsPull that asks tsserver.
+const PullTSServer = "tsserver"
 
 // Effective is a Server's settings with every default resolved, as the
 // actors read them. Make it once with Server.Effective.

@@ -54,6 +54,10 @@ func checkField(s *Server, name string, v reflect.Value) string {
 	switch name {
 	case "command":
 		return checkCommand(s.Command)
+	case "diagnosticsPull":
+		if s.DiagnosticsPull != "" && s.DiagnosticsPull != PullTSServer {
+			return fmt.Sprintf("unknown diagnosticsPull %q (want %q, or none)", s.DiagnosticsPull, PullTSServer)
+		}
 	case "transport":
 		if !slices.Contains([]string{"", TransportStdio, TransportTCP, TransportUnix}, s.Transport) {
 			return fmt.Sprintf("unknown transport %q (want stdio, tcp or unix)", s.Transport)

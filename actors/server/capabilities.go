@@ -116,6 +116,8 @@ type serverCaps struct {
 	raw        json.RawMessage
 	sync       docs.Sync       // how documents are synchronised
 	pull       *pulls.Provider // static diagnosticProvider, nil when none
+	commands   []string        // executeCommandProvider's commands
+	tsserver   bool            // diagnostics pulled from tsserver (tsserver.go)
 	serverName string
 	// offered holds the provider capabilities (providerCaps' values) the
 	// server declares, set neither null nor false; nil when it declared
@@ -135,9 +137,12 @@ func parseCaps(result json.RawMessage) (serverCaps, error) {
 		return serverCaps{}, err
 	}
 	var c struct {
-		TextDocumentSync   json.RawMessage `json:"textDocumentSync"`
-		PositionEncoding   string          `json:"positionEncoding"`
-		DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
+		TextDocumentSync       json.RawMessage `json:"textDocumentSync"`
+		PositionEncoding       string          `json:"positionEncoding"`
+		DiagnosticProvider     json.RawMessage `json:"diagnosticProvider"`
+		ExecuteCommandProvider struct {
+			Commands []string `json:"commands"`
+		} `json:"executeCommandProvider"`
 	}
 	if len(r.Capabilities) > 0 {
 		if err := json.Unmarshal(r.Capabilities, &c); err != nil {
@@ -158,6 +163,7 @@ func parseCaps(result json.RawMessage) (serverCaps, error) {
 	}
 	caps.sync.Encoding = textpos.ParseEncoding(c.PositionEncoding)
 	caps.pull = parsePullProvider(c.DiagnosticProvider)
+	caps.commands = c.ExecuteCommandProvider.Commands
 	caps.sync.Kind, caps.sync.OpenClose, caps.sync.Save = parseSync(c.TextDocumentSync)
 	return caps, nil
 }

@@ -41,6 +41,9 @@ func (a *serverActor) onEvent(ctx actor.Context, m *incEvent) {
 }
 
 func (a *serverActor) onPublish(ctx actor.Context, m *incEvent) {
+	if a.caps.tsserver {
+		return // the pulls say it all (tsserver.go)
+	}
 	var p struct {
 		URI         string           `json:"uri"`
 		Version     *int32           `json:"version"`

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/supervisor"
@@ -96,6 +97,11 @@ func (a *serverActor) onIncStarted(ctx actor.Context, m *incStarted) {
 		a.inc.kill()
 		a.crashed(ctx, errors.Join(errors.New("invalid initialize result"), err), nil)
 		return
+	}
+	caps.tsserver = usesTSServerPull(a.cfg.Server, caps)
+	if a.cfg.Server.DiagnosticsPull == config.PullTSServer && !caps.tsserver {
+		a.cfg.Logger.Warn("diagnosticsPull tsserver: the server does not offer "+tsserverCommand+"; taking its pushes",
+			"server", a.cfg.Server.ID)
 	}
 	a.caps, a.osPID, a.broken, a.lastErr = caps, m.osPID, false, nil
 	a.runningSince = a.cfg.Clock.Now()

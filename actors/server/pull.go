@@ -27,6 +27,9 @@ const pullIDBase = 1 << 62
 // providers lists the pull providers in force: the static one, then the
 // dynamic registrations by id.
 func (a *serverActor) providers() []pulls.Provider {
+	if a.caps.tsserver {
+		return tsserverProviders()
+	}
 	var out []pulls.Provider
 	if a.caps.pull != nil {
 		out = append(out, *a.caps.pull)
@@ -75,7 +78,7 @@ func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
 	for i := range reqs {
 		r := reqs[i]
 		a.nextPull++
-		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r}); err != nil {
+		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r, tsserver: a.caps.tsserver}); err != nil {
 			a.onPullDone(ctx, &r, nil, err)
 		}
 	}
@@ -98,7 +101,7 @@ func (a *serverActor) onPullDone(ctx actor.Context, r *pulls.Request, result jso
 	rep := pulls.Report{Failed: err != nil}
 	if err != nil {
 		a.cfg.Logger.Debug("pull diagnostics failed", "server", a.cfg.Server.ID, "uri", r.URI, "err", err)
-	} else if rep, err = parseReport(result); err != nil {
+	} else if rep, err = a.parsePulled(result); err != nil {
 		a.cfg.Logger.Warn("malformed pull diagnostics report", "server", a.cfg.Server.ID, "err", err)
 		rep.Failed = true
 	}
@@ -116,6 +119,14 @@ func (a *serverActor) publishPulled(ctx actor.Context, results []pulls.Result) {
 			Incarnation: a.st.gen, Pulled: true, Diagnostics: res.Diagnostics,
 		})
 	}
+}
+
+// parsePulled reads a pull's answer: tsserver's in tsserver mode.
+func (a *serverActor) parsePulled(raw json.RawMessage) (pulls.Report, error) {
+	if a.caps.tsserver {
+		return parseTSServerReport(raw)
+	}
+	return parseReport(raw)
 }
 
 // parseReport reads a full or unchanged document diagnostic report.

@@ -25,8 +25,10 @@ type pending struct {
 	req    *messages.Request
 	sender *actor.PID
 	pull   *pulls.Request // set for the actor's own pull-diagnostics calls
-	cancel context.CancelFunc
-	took   time.Duration // the server's own time for the attempt answered
+	// tsserver: the pull asks tsserver (tsserver.go).
+	tsserver bool
+	cancel   context.CancelFunc
+	took     time.Duration // the server's own time for the attempt answered
 }
 
 // Private messages about calls.
@@ -119,6 +121,9 @@ func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 
 // method is the LSP method and params of a call.
 func (p *pending) method() (string, any) {
+	if p.pull != nil && p.tsserver {
+		return tsserverPull(p.pull)
+	}
 	if p.pull != nil {
 		return pullMethod, pullParams(p.pull)
 	}

@@ -63,8 +63,14 @@ func TestTypeScriptModuleRecreated(t *testing.T) {
 	if errs := errorsOf(r); len(errs) != 0 {
 		t.Errorf("after making a.ts again: %v, want clean", errs)
 	}
-	if diff := cmp.Diff(tscCheck(t, ws, "src/b.ts"), errorsOf(r)); diff != "" {
-		t.Errorf("fresh answer and tsc differ (-tsc +agentlsp):\n%s", diff)
+	checkTSC(t, ws, "src/b.ts", errorsOf(r))
+}
+
+// checkTSC compares a fresh answer's errors with tsc's.
+func checkTSC(t *testing.T, ws, rel string, errs []string) {
+	t.Helper()
+	if diff := cmp.Diff(tscCheck(t, ws, rel), errs); diff != "" {
+		t.Errorf("%s: fresh answer and tsc differ (-tsc +agentlsp):\n%s", rel, diff)
 	}
 }
 
