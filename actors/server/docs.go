@@ -69,7 +69,14 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 	case r.Opened:
 		a.sendOpen(ctx, r.Doc)
 	case a.caps.sync.Kind != 0:
-		a.notify(ctx, "textDocument/didChange", docs.DidChange(r.Doc, r.Old, a.caps.sync))
+		change := docs.DidChange(r.Doc, r.Old, a.caps.sync)
+		if r.Old == r.Doc.Text && a.caps.serverName == "clangd" {
+			// A touch: a new diagnosis of the same text. clangd skips
+			// unchanged text and publishes nothing for the new version,
+			// unless told to rebuild (its own extension of didChange).
+			change["forceRebuild"] = true
+		}
+		a.notify(ctx, "textDocument/didChange", change)
 		a.pullAfterChange(ctx, r.Doc)
 	}
 }

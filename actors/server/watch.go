@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentlsp/agentlsp/lspglob"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // didChangeWatchedFiles is the method servers register to hear of changes
@@ -24,18 +25,29 @@ const didChangeWatchedFiles = "workspace/didChangeWatchedFiles"
 // 4 to 36 ms on a small module. A deletion is always forwarded, and so is
 // any change of a project file the server has open (go.mod: gopls reloads
 // the module on it).
+//
+// A change to a file of the server's languages under its root that it did
+// not register to hear of (clangd and a C header) still counts as a change
+// of its view: the open documents that include it are diagnosed again when
+// next asked about.
 func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged) {
 	if !a.running() {
 		return
 	}
 	var changes []map[string]any
+	unheard := false
 	for _, c := range m.Changes {
-		if a.watching(c) && !a.syncedAsText(c) {
+		switch {
+		case a.watching(c) && !a.syncedAsText(c):
 			changes = append(changes, map[string]any{"uri": c.URI, "type": int(c.Type)})
+		case !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path):
+			unheard = true
 		}
 	}
-	if len(changes) > 0 {
+	if len(changes) > 0 || unheard {
 		a.st.docs.NoteChange()
+	}
+	if len(changes) > 0 {
 		a.notify(ctx, didChangeWatchedFiles, map[string]any{"changes": changes})
 	}
 }

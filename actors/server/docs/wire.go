@@ -46,7 +46,7 @@ func DidOpen(d *Document) any {
 // DidChange is the didChange params that take the server from old to d's
 // text: one incremental edit when the server asked for incremental sync,
 // the full text otherwise.
-func DidChange(d *Document, old string, sync Sync) any {
+func DidChange(d *Document, old string, sync Sync) map[string]any {
 	var change any = fullChange{Text: d.Text}
 	if sync.Kind == 2 {
 		e := textpos.Change(old, d.Text, sync.Encoding)
