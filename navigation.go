@@ -72,7 +72,7 @@ func (s *Session) WorkspaceSymbols(ctx context.Context, query string, path ...st
 	params, _ := json.Marshal(map[string]string{"query": query})
 	req := &messages.WorkspaceRequest{ID: id, Method: "workspace/symbol", Params: params}
 	if len(path) > 0 {
-		req.Path = path[0]
+		req.Path, req.Session = path[0], s.id // opened: tsserver has no project before
 	}
 	res, err := s.rt.ask(ctx, s.rt.router, req, cancelRequest(id))
 	if err != nil {

@@ -171,6 +171,10 @@ type WorkspaceRequest struct {
 	Params  json.RawMessage
 	Timeout time.Duration
 	Path    string
+	// Session, with Path, opens the file for that session first, as a
+	// FileRequest with Session does: tsserver has no project before one of
+	// its files is open.
+	Session string
 }
 
 // FileResponse answers FileRequest and WorkspaceRequest with one result

@@ -29,7 +29,7 @@ type impliedWalked struct{ keys []messages.ServerKey }
 func (r *routerActor) onWorkspaceRequest(ctx actor.Context, sender *actor.PID, m *messages.WorkspaceRequest) {
 	if m.Path != "" {
 		r.onFileRequest(ctx, sender, &messages.FileRequest{ID: m.ID, Path: m.Path, Method: m.Method,
-			Params: m.Params, Timeout: m.Timeout})
+			Params: m.Params, Timeout: m.Timeout, Session: m.Session})
 		return
 	}
 	if r.implied != nil {

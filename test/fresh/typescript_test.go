@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/results"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -92,4 +93,38 @@ func tscCheck(t *testing.T, ws, rel string) []string {
 	}
 	sort.Strings(errs)
 	return errs
+}
+
+// TestTypeScriptWorkspaceSymbolsOfAFile: a workspace symbol search narrowed
+// to a file, as an agent's first call, opens the file: tsserver has no
+// project before a file of it is open, and answered "No Project".
+func TestTypeScriptWorkspaceSymbolsOfAFile(t *testing.T) {
+	testenv.ServerBinary(t, "typescript-language-server")
+	files := map[string]string{"src/shapes.ts": "export function totalArea(r: number): number {\n  return r * r;\n}\n"}
+	for k, v := range tsFiles {
+		files[k] = v
+	}
+	ws := workspace(t, files)
+	s := start(t, ws).Session("agent")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var ans *results.SymbolsAnswer
+	for { // asked again while the server said it was still loading the project, as the MCP tool says to
+		var err error
+		ans, err = s.WorkspaceSymbols(ctx, "totalArea", "src/b.ts") // in another file: the project, not only b.ts
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ans.Indexing || len(ans.Symbols) > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	found := false
+	for _, sym := range ans.Symbols {
+		found = found || sym.Name == "totalArea" && strings.HasSuffix(sym.URI, "/src/shapes.ts")
+	}
+	if !found {
+		t.Errorf("workspace symbols of totalArea from src/b.ts: %+v (errors %v), want it in src/shapes.ts", ans.Symbols, ans.Errors)
+	}
 }
