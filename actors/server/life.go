@@ -132,9 +132,10 @@ func (a *serverActor) onIncExited(ctx actor.Context, m *incExited) {
 	a.crashed(ctx, err, m.stderr)
 }
 
-// crashed handles the end of an incarnation that nobody asked for: every
-// pending request is answered with the cause, then the supervisor policy
-// decides between a restart after a backoff and broken.
+// crashed handles the end of an incarnation that nobody asked for: the
+// supervisor policy decides between a restart after a backoff, for which
+// the pending requests of a server that crashed wait (holdForRestart), and
+// broken, which answers them with the cause (as a failed start does).
 func (a *serverActor) crashed(ctx actor.Context, cause error, stderr []string) {
 	a.inc = nil
 	a.osPID = 0
@@ -148,12 +149,17 @@ func (a *serverActor) crashed(ctx actor.Context, cause error, stderr []string) {
 	}
 	serr := a.serverError(kind, cause, stderr)
 	a.lastErr = serr
-	a.failAll(ctx, serr)
 	if d.Action == supervisor.Broken {
+		a.failAll(ctx, serr)
 		a.broken, a.retryAt = true, d.RetryAt
 		a.cfg.Logger.Warn("language server broken", "server", a.cfg.Server.ID, "root", a.cfg.Root, "err", serr)
 		a.setState(ctx, messages.StateError, serr)
 		return
+	}
+	if kind == messages.ErrServerCrashed {
+		a.holdForRestart(ctx, serr)
+	} else {
+		a.failAll(ctx, serr) // it did not start: say so now, not after every try
 	}
 	a.st.restarts++
 	a.cfg.Logger.Info("language server crashed; restarting", "server", a.cfg.Server.ID,

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -27,8 +29,11 @@ type pending struct {
 	pull   *pulls.Request // set for the actor's own pull-diagnostics calls
 	// tsserver: the pull asks tsserver (tsserver.go).
 	tsserver bool
-	cancel   context.CancelFunc
-	took     time.Duration // the server's own time for the attempt answered
+	// crashes counts the server's crashes the call was sent into: the
+	// first holds it for the next incarnation, the second answers it.
+	crashes int
+	cancel  context.CancelFunc
+	took    time.Duration // the server's own time for the attempt answered
 }
 
 // Private messages about calls.
@@ -132,7 +137,7 @@ func (p *pending) method() (string, any) {
 
 func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 	c := a.calls.Get(m.id)
-	if c == nil || c.State != calls.InFlight || c.Attempt != m.attempt {
+	if c == nil || c.State != calls.InFlight || c.Attempt != m.attempt || !a.current(m.gen) {
 		return
 	}
 	var rpcErr *messages.RPCError
@@ -147,6 +152,14 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 		}
 	}
 	err := m.err
+	if err != nil && !isClientSide(err) && rpcErr == nil && pendingOf(c).pull == nil && pendingOf(c).crashes == 0 {
+		// The connection ended under the call: the server crashed. Held
+		// for the next incarnation (holdForRestart), unless it is broken.
+		pendingOf(c).crashes++
+		pendingOf(c).cancel()
+		a.calls.Retry(m.id)
+		return
+	}
 	if err != nil && !isClientSide(err) && rpcErr == nil {
 		// The connection ended under the call: the server crashed.
 		var stderr []string
@@ -248,6 +261,34 @@ func (a *serverActor) replyTook(ctx actor.Context, to *actor.PID, id uint64, res
 
 // failAll answers every pending call with err; pulls are dropped (a new
 // process pulls again).
+// holdForRestart keeps a crashed server's requests for its next
+// incarnation: navigation is read-only, so a request the crash cut off is
+// sent once more after the restart (its documents re-opened first); one
+// cut off by a second crash is answered with err. The actor's own pulls
+// are dropped: the restart pulls every open document again.
+func (a *serverActor) holdForRestart(ctx actor.Context, err error) {
+	held := a.calls.Drain()
+	slices.SortFunc(held, func(x, y *calls.Call) int { return cmp.Compare(x.ID, y.ID) })
+	for _, c := range held {
+		p := pendingOf(c)
+		if p.cancel != nil {
+			p.cancel()
+		}
+		if c.State == calls.InFlight {
+			p.crashes++
+		}
+		switch {
+		case p.pull != nil:
+		case p.crashes > 1:
+			a.reply(ctx, p.sender, p.req.ID, nil, err)
+		default:
+			if _, aerr := a.calls.Add(c.ID, c.Deadline, p); aerr != nil {
+				a.reply(ctx, p.sender, p.req.ID, nil, err)
+			}
+		}
+	}
+}
+
 func (a *serverActor) failAll(ctx actor.Context, err error) {
 	for _, c := range a.calls.Drain() {
 		p := pendingOf(c)
