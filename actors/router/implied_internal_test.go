@@ -27,21 +27,3 @@ func TestImpliedWalkIsBounded(t *testing.T) {
 		t.Errorf("an unbounded walk read %d directories, want all 601", visited)
 	}
 }
-
-// TestImpliedLeavesOutWhatIsNotInstalled: a server whose command does not
-// exist is not implied by its marker; one that exists is.
-func TestImpliedLeavesOutWhatIsNotInstalled(t *testing.T) {
-	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "package.json"), []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	servers := []*config.Server{
-		{ID: "here", Command: "sh", RootMarkers: []string{"package.json"}},
-		{ID: "absent", Command: "agentlsp-no-such-server", RootMarkers: []string{"package.json"}},
-		{ID: "absent-path", Command: filepath.Join(ws, "no-such-server"), RootMarkers: []string{"package.json"}},
-	}
-	keys := impliedTargets(ws, servers)
-	if len(keys) != 1 || keys[0].ServerID != "here" {
-		t.Errorf("implied %v, want only the installed server", keys)
-	}
-}

@@ -3,7 +3,6 @@ package router
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -98,27 +97,8 @@ const (
 // directories skipped) looking for each enabled server's markers. It runs
 // in a goroutine.
 func impliedTargets(workspace string, servers []*config.Server) []messages.ServerKey {
-	installed := make([]*config.Server, 0, len(servers))
-	for _, def := range servers {
-		if !missing(def.Command) {
-			installed = append(installed, def)
-		}
-	}
-	keys, _ := impliedWalk(workspace, installed, maxImpliedDirs)
+	keys, _ := impliedWalk(workspace, servers, maxImpliedDirs)
 	return keys
-}
-
-// missing reports whether a server's command is known not to exist. A
-// server implied by a marker but not installed (package.json implies the
-// JSON, CSS and HTML servers) is left out of workspace requests: each added
-// a note that it was not installed to every answer. A file of its
-// language still starts it, and the answer says it is not installed.
-func missing(command string) bool {
-	if command == "" {
-		return false
-	}
-	_, err := exec.LookPath(command)
-	return err != nil
 }
 
 // impliedWalk is impliedTargets with its bound, reporting the directories
