@@ -73,3 +73,17 @@ func TestRequestCutOffByACrashIsSentAgain(t *testing.T) {
 		t.Errorf("restarts %d after the definition, want 3", st.Restarts)
 	}
 }
+
+// TestServerErrorNamesServerAndMethod: a server's JSON-RPC error answer
+// names the server and the method ("method not found" alone, among
+// several servers' answers, said neither), and stays an RPCError.
+func TestServerErrorNamesServerAndMethod(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t)
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	resp := h.Request(pid, "textDocument/notThere", map[string]any{}, 0)
+	var rpcErr *messages.RPCError
+	if !errors.As(resp.Err, &rpcErr) || rpcErr.Code != -32601 || !strings.HasPrefix(resp.Err.Error(), "fake: textDocument/notThere: ") {
+		t.Errorf("error = %v, want an RPCError -32601 naming fake and textDocument/notThere", resp.Err)
+	}
+}

@@ -170,6 +170,11 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 		}
 		err = a.serverError(messages.ErrServerCrashed, err, stderr)
 	}
+	if rpcErr != nil && pendingOf(c).pull == nil {
+		// Name who refused what: "method not found" alone, among several
+		// servers' answers, said neither.
+		err = fmt.Errorf("%s: %s: %w", a.cfg.Server.ID, pendingOf(c).req.Method, err)
+	}
 	pendingOf(c).took = m.took
 	a.finish(ctx, m.id, m.result, err)
 }
