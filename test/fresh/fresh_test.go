@@ -93,13 +93,10 @@ func TestOtherFilesTheChangeBroke(t *testing.T) {
 // on disk, is closed on its server: its dependents see the deletion, and
 // navigation into it is a clear error.
 func TestDeletedFile(t *testing.T) {
-	files := map[string]string{}
-	for k, v := range goFiles {
-		files[k] = v
-	}
-	files["util/extra.go"] = "package util\n\nfunc Extra() int { return 2 }\n"
-	files["cmd/main.go"] = goFiles["cmd/main.go"] + "\nvar _ = util.Extra()\n"
-	ws := workspace(t, files)
+	ws := workspace(t, withFiles(goFiles, map[string]string{
+		"util/extra.go": "package util\n\nfunc Extra() int { return 2 }\n",
+		"cmd/main.go":   goFiles["cmd/main.go"] + "\nvar _ = util.Extra()\n",
+	}))
 	s := start(t, ws).Session("agent")
 	ctx := context.Background()
 	if _, err := s.Hover(ctx, "util/extra.go", agentlsp.Position{Line: 2, Character: 6}); err != nil {

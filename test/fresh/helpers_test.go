@@ -6,6 +6,7 @@ package fresh
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,13 @@ func workspace(t *testing.T, files map[string]string) string {
 		write(t, ws, rel, text)
 	}
 	return ws
+}
+
+// withFiles is base with extra's files added (or replaced).
+func withFiles(base, extra map[string]string) map[string]string {
+	out := maps.Clone(base)
+	maps.Copy(out, extra)
+	return out
 }
 
 // write writes a file as an agent's own tools would: straight to disk.

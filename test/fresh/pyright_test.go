@@ -78,11 +78,7 @@ func pyrightCheck(t *testing.T, ws, rel string) []string {
 // by an oracle soak: the answer named it, fresh, with the old error.
 func TestDeletedFileIsNotAnOtherFile(t *testing.T) {
 	testenv.ServerBinary(t, "pyright-langserver")
-	files := map[string]string{"pkg/other.py": "X = 1\n"}
-	for k, v := range pyFiles {
-		files[k] = v
-	}
-	ws := workspace(t, files)
+	ws := workspace(t, withFiles(pyFiles, map[string]string{"pkg/other.py": "X = 1\n"}))
 	rt := start(t, ws)
 	s, observer := rt.Session("agent"), rt.Session("observer")
 	freshDiagnostics(t, s, "pkg/app.py")

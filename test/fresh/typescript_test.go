@@ -100,11 +100,7 @@ func tscCheck(t *testing.T, ws, rel string) []string {
 // project before a file of it is open, and answered "No Project".
 func TestTypeScriptWorkspaceSymbolsOfAFile(t *testing.T) {
 	testenv.ServerBinary(t, "typescript-language-server")
-	files := map[string]string{"src/shapes.ts": "export function totalArea(r: number): number {\n  return r * r;\n}\n"}
-	for k, v := range tsFiles {
-		files[k] = v
-	}
-	ws := workspace(t, files)
+	ws := workspace(t, withFiles(tsFiles, map[string]string{"src/shapes.ts": "export function totalArea(r: number): number {\n  return r * r;\n}\n"}))
 	s := start(t, ws).Session("agent")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

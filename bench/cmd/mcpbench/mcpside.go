@@ -242,6 +242,12 @@ func (m *mcpSide) edit(ctx context.Context, path, text string, t target, want bo
 	if err := sleep(ctx, delay); err != nil {
 		return 0, err
 	}
+	return m.diagnose(ctx, start, t, want)
+}
+
+// diagnose calls the diagnostics tool on the caller and checks the answer
+// (checkDiagnostics); the time counts from start.
+func (m *mcpSide) diagnose(ctx context.Context, start time.Time, t target, want bool) (time.Duration, error) {
 	raw, d, err := m.call(ctx, start, "diagnostics", map[string]any{"files": []string{t.Call.Path}})
 	if err != nil {
 		return d, err

@@ -200,15 +200,7 @@ func (p *peerSide) do(ctx context.Context, op string, t target) (time.Duration, 
 // also be fresh.
 func (p *peerSide) diagnose(ctx context.Context, start time.Time, t target, want bool) (time.Duration, error) {
 	if p.ad == nil {
-		raw, d, err := p.m.call(ctx, start, "diagnostics", map[string]any{"files": []string{t.Call.Path}})
-		if err != nil {
-			return d, err
-		}
-		var a diagAnswer
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return d, err
-		}
-		return d, checkDiagnostics(a, t, want)
+		return p.m.diagnose(ctx, start, t, want)
 	}
 	tool, args := p.ad.diagnostics(t, p.m.root)
 	text, d, err := p.text(ctx, start, tool, args)
