@@ -71,6 +71,8 @@ func TestInputErrors(t *testing.T) {
 		{"missing character", "lsp", args{"operation": "hover", "filePath": "total.go", "line": 4},
 			[]string{"character is required for hover", "or give symbol"}},
 		{"missing query", "lsp", args{"operation": "workspaceSymbol"}, []string{"query is required for workspaceSymbol"}},
+		{"query too long", "lsp", args{"operation": "workspaceSymbol", "query": strings.Repeat("x", 2000)},
+			[]string{"query is 2000 characters", "at most 1024"}},
 		{"outside the workspace", "lsp", def("../outside.go", 1, 1, ""), []string{"path outside the workspace", "../outside.go"}},
 		{"absolute outside", "lsp", def("/etc/passwd", 1, 1, ""), []string{"path outside the workspace", "/etc/passwd"}},
 		{"file not found", "lsp", def("missing.go", 1, 1, ""), []string{"file does not exist", "missing.go"}},

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,6 +162,10 @@ func (t *tools) lsp(ctx context.Context, _ *sdk.CallToolRequest, in LSPInput) (*
 	return res, out, nil
 }
 
+// maxQuery bounds a workspace symbol query: a name, not a file's worth of
+// text to send to every server and echo in the answer.
+const maxQuery = 1024
+
 // navigate runs one operation and converts its answer.
 func (t *tools) navigate(ctx context.Context, v *view, in LSPInput) (LSPOutput, error) {
 	s := t.session
@@ -168,6 +173,9 @@ func (t *tools) navigate(ctx context.Context, v *view, in LSPInput) (LSPOutput, 
 	case OpWorkspaceSymbol:
 		if strings.TrimSpace(in.Query) == "" {
 			return LSPOutput{}, fmt.Errorf("%w: query is required for workspaceSymbol (a name or part of one)", ErrBadInput)
+		}
+		if n := utf8.RuneCountInString(in.Query); n > maxQuery {
+			return LSPOutput{}, fmt.Errorf("%w: query is %d characters; a name or part of one is at most %d", ErrBadInput, n, maxQuery)
 		}
 		var narrow []string
 		if in.FilePath != "" {
