@@ -68,6 +68,17 @@ type PublishedDiagnostics struct {
 	Diagnostics []Diagnostic
 }
 
+// DocumentSent tells a server actor's observers that a version of a
+// document went to its server (didOpen, didChange): diagnostics stored for
+// an older version are not the document's current ones. It comes before
+// any publication for that version (one sender, in order).
+type DocumentSent struct {
+	ServerID string
+	Root     string
+	URI      string
+	Version  int32
+}
+
 // Progress reports a server's work-done progress ($/progress): Active is
 // true between begin and end of at least one token.
 type Progress struct {

@@ -41,7 +41,7 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		base, _, _ := a.store.Merged(u, a.baseline(e))
 		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
-		if len(added) == 0 {
+		if len(added) == 0 || !a.current(u) {
 			continue
 		}
 		dedup.Sort(added)
@@ -82,13 +82,24 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		if len(unseen) == 0 {
 			continue
 		}
+		if !a.current(u) {
+			continue
+		}
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
-		status, detail := a.fileStatus(u)
-		out = append(out, messages.FileReport{URI: u, Status: status, Diagnostics: kept, More: more,
-			Servers: servers, Detail: detail, Other: true})
+		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
+			Servers: servers, Other: true})
 	}
 	return out
+}
+
+// current reports whether what is stored for another file describes what
+// its servers have: an other file is reported only then (an answer named
+// one, fresh, with an error of the text it had before a rewrite on disk;
+// the next answer reports it once its server has diagnosed the new text).
+func (a *diagnosticsActor) current(uri string) bool {
+	status, _ := a.fileStatus(uri)
+	return status == messages.StatusFresh
 }
 
 // othersChanged returns, sorted, the documents other than e's whose

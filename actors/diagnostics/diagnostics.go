@@ -163,6 +163,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.handle(ctx, a.timers.Fired(m))
 	case *messages.PublishedDiagnostics:
 		a.onPublished(ctx, m)
+	case *messages.DocumentSent:
+		a.onSent(m)
 	case *messages.StateChanged:
 		a.onState(ctx, m)
 	case *messages.Progress:

@@ -67,17 +67,33 @@ func (a *diagnosticsActor) onAwaitEdit(ctx actor.Context, m *messages.AwaitEdit)
 		timeout = DefaultEditTimeout
 	}
 	for _, sv := range m.Servers {
-		k := store.Key{Server: sv.ServerKey, URI: m.URI}
-		if _, ok := a.versions[k]; !ok && len(a.versions) >= maxVersions {
-			clear(a.versions)
-		}
-		if sv.Version > a.versions[k] {
-			a.versions[k] = sv.Version
-		}
+		a.noteVersion(store.Key{Server: sv.ServerKey, URI: m.URI}, sv.Version)
 	}
 	e.Settle = a.learnedSettle(e.Settle, m.Servers)
 	e.Timeout = a.timers.After(timeout, &editTimeout{id: e.ID})
 	a.check(ctx, e)
+}
+
+// noteVersion records that version v of a document went to a server.
+func (a *diagnosticsActor) noteVersion(k store.Key, v int32) {
+	if _, ok := a.versions[k]; !ok && len(a.versions) >= maxVersions {
+		clear(a.versions)
+	}
+	if v > a.versions[k] {
+		a.versions[k] = v
+	}
+}
+
+// onSent records a version sent to a server that versions its diagnostics
+// (pulls, or versioned pushes): until it describes that version, what is
+// stored for the document is stale (fileStatus), and not among an answer's
+// other files. A document re-synced from disk changed under an answer that
+// named it, fresh, with an error of its previous text.
+func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
+	k := store.Key{Server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, URI: m.URI}
+	if a.server(k.Server).versioned || a.store.Get(k).Pull != nil {
+		a.noteVersion(k, m.Version)
+	}
 }
 
 // check asks the tracker whether e is done and acts on the verdict.

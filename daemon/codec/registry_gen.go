@@ -29,6 +29,7 @@ var messageTypes = []reflect.Type{
 	reflect.TypeFor[messages.Diagnostic](),
 	reflect.TypeFor[messages.DiagnosticBatch](),
 	reflect.TypeFor[messages.DiagnosticsSnapshot](),
+	reflect.TypeFor[messages.DocumentSent](),
 	reflect.TypeFor[messages.DocumentSynced](),
 	reflect.TypeFor[messages.Edit](),
 	reflect.TypeFor[messages.EditAborted](),
