@@ -87,3 +87,42 @@ func TestServerErrorNamesServerAndMethod(t *testing.T) {
 		t.Errorf("error = %v, want an RPCError -32601 naming fake and textDocument/notThere", resp.Err)
 	}
 }
+
+// TestHeldRequestTimesOutAtItsDeadline: a request held over a crash whose
+// restart comes after its deadline is answered at the deadline, with a
+// timeout, not when the server is back.
+func TestHeldRequestTimesOutAtItsDeadline(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--delay", "textDocument/hover=5s")
+	pid := h.Spawn(srv, t.TempDir(), func(c *server.Config) {
+		c.Policy.BackoffBase, c.Policy.BackoffMax = 20*time.Second, 20*time.Second
+	})
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	first := h.Status(pid)
+	if first.PID <= 0 {
+		t.Fatalf("no server process: pid %d", first.PID) // never kill(0)
+	}
+	answer := make(chan *messages.Response, 1)
+	// Ends with the request's answer or its 30 s future; read below.
+	go func() {
+		res, _ := h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1),
+			Method: "textDocument/hover", Params: json.RawMessage(`{}`), Timeout: 2 * time.Second}, 30*time.Second).Result()
+		r, _ := res.(*messages.Response)
+		answer <- r
+	}()
+	for deadline := time.Now().Add(10 * time.Second); h.Status(pid).Sent == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the hover was never sent")
+		}
+	}
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := <-answer
+	if r == nil || !errors.Is(r.Err, messages.ErrRequestTimeout) {
+		t.Fatalf("held hover: %+v, want a timeout", r)
+	}
+	if st := h.Status(pid); st.Incarnation != 1 || st.PID != 0 {
+		t.Errorf("answered with incarnation %d running (pid %d), want before the restart", st.Incarnation, st.PID)
+	}
+}

@@ -156,8 +156,11 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 		// The connection ended under the call: the server crashed. Held
 		// for the next incarnation (holdForRestart), unless it is broken.
 		pendingOf(c).crashes++
-		pendingOf(c).cancel()
+		if cancel := pendingOf(c).cancel; cancel != nil {
+			cancel()
+		}
 		a.calls.Retry(m.id)
+		a.expireAt(m.id, c.Deadline) // it waits now: sent, it had only its context
 		return
 	}
 	if err != nil && !isClientSide(err) && rpcErr == nil {
@@ -264,8 +267,6 @@ func (a *serverActor) replyTook(ctx actor.Context, to *actor.PID, id uint64, res
 	ctx.Send(to, resp)
 }
 
-// failAll answers every pending call with err; pulls are dropped (a new
-// process pulls again).
 // holdForRestart keeps a crashed server's requests for its next
 // incarnation: navigation is read-only, so a request the crash cut off is
 // sent once more after the restart (its documents re-opened first); one
@@ -289,11 +290,21 @@ func (a *serverActor) holdForRestart(ctx actor.Context, err error) {
 		default:
 			if _, aerr := a.calls.Add(c.ID, c.Deadline, p); aerr != nil {
 				a.reply(ctx, p.sender, p.req.ID, nil, err)
+				continue
 			}
+			a.expireAt(c.ID, c.Deadline)
 		}
 	}
 }
 
+// expireAt answers a waiting call with a timeout at its deadline, unless
+// it was sent by then.
+func (a *serverActor) expireAt(id uint64, deadline time.Time) {
+	a.timers.After(max(0, deadline.Sub(a.cfg.Clock.Now())), &callExpired{id: id})
+}
+
+// failAll answers every pending call with err; pulls are dropped (a new
+// process pulls again).
 func (a *serverActor) failAll(ctx actor.Context, err error) {
 	for _, c := range a.calls.Drain() {
 		p := pendingOf(c)
