@@ -31,9 +31,6 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
 		}
-		if a.gone.has(paths.FromURI(u)) {
-			continue
-		}
 		others := a.othersMay(e, u, over)
 		if others && len(meanwhile) == maxFiles || !others && len(caused) == maxFiles {
 			continue // its list is full
@@ -41,7 +38,7 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		base, _, _ := a.store.Merged(u, a.baseline(e))
 		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
-		if len(added) == 0 || !a.current(u) {
+		if len(added) == 0 || !a.reportable(u) {
 			continue
 		}
 		dedup.Sort(added)
@@ -72,17 +69,11 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		if len(out) == maxFiles {
 			break
 		}
-		if a.gone.has(paths.FromURI(u)) {
-			continue
-		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		cur = dedup.FilterSeverity(cur, minSev)
 		sess.delivered.Retain(u, cur)
 		unseen := sess.delivered.Unseen(u, cur)
-		if len(unseen) == 0 {
-			continue
-		}
-		if !a.current(u) {
+		if len(unseen) == 0 || !a.reportable(u) {
 			continue
 		}
 		dedup.Sort(unseen)
@@ -93,11 +84,15 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	return out
 }
 
-// current reports whether what is stored for another file describes what
-// its servers have: an other file is reported only then (an answer named
-// one, fresh, with an error of the text it had before a rewrite on disk;
-// the next answer reports it once its server has diagnosed the new text).
-func (a *diagnosticsActor) current(uri string) bool {
+// reportable says whether another file may be in an answer: it is still
+// on disk (a deleted file was named, fresh, with its old error), and what
+// is stored describes what its servers have (one rewritten on disk was
+// named, fresh, with an error of its previous text; the next answer
+// reports it once its server has diagnosed the new text).
+func (a *diagnosticsActor) reportable(uri string) bool {
+	if a.gone.has(paths.FromURI(uri)) {
+		return false
+	}
 	status, _ := a.fileStatus(uri)
 	return status == messages.StatusFresh
 }

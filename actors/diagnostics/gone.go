@@ -1,10 +1,8 @@
 package diagnostics
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // Files gone from disk. A file deleted, or below a directory deleted, is
@@ -51,7 +49,7 @@ func (g *goneFiles) has(path string) bool {
 		return true
 	}
 	for d := range g.dirs {
-		if strings.HasPrefix(path, d+string(filepath.Separator)) {
+		if path != d && paths.Within(d, path) {
 			return true
 		}
 	}

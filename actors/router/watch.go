@@ -3,7 +3,6 @@ package router
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -75,7 +74,7 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 			}
 			if c.Dir { // the documents below it are gone too, unreported one by one
 				for p, doc := range r.docs {
-					if strings.HasPrefix(p, c.Path+string(filepath.Separator)) {
+					if p != c.Path && paths.Within(c.Path, p) {
 						r.diskChanged(ctx, p, doc, paths.StampOf(p), true)
 					}
 				}

@@ -71,7 +71,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 		a.sendOpen(ctx, r.Doc)
 	case a.caps.sync.Kind != 0:
 		change := docs.DidChange(r.Doc, r.Old, a.caps.sync)
-		if r.Old == r.Doc.Text && a.caps.serverName == "clangd" {
+		if r.Touched && a.caps.serverName == "clangd" {
 			// A touch: a new diagnosis of the same text. clangd skips
 			// unchanged text and publishes nothing for the new version,
 			// unless told to rebuild (its own extension of didChange).

@@ -78,7 +78,7 @@ func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
 	for i := range reqs {
 		r := reqs[i]
 		a.nextPull++
-		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r, tsserver: a.caps.tsserver}); err != nil {
+		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r}); err != nil {
 			a.onPullDone(ctx, &r, nil, err)
 		}
 	}

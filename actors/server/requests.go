@@ -27,8 +27,6 @@ type pending struct {
 	req    *messages.Request
 	sender *actor.PID
 	pull   *pulls.Request // set for the actor's own pull-diagnostics calls
-	// tsserver: the pull asks tsserver (tsserver.go).
-	tsserver bool
 	// crashes counts the server's crashes the call was sent into: the
 	// first holds it for the next incarnation, the second answers it.
 	crashes int
@@ -117,7 +115,7 @@ func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 	callCtx, cancel := context.WithTimeout(context.Background(), remaining)
 	p.cancel = cancel
 	send, gen, id, attempt := a.sendSelf(ctx), a.inc.gen, c.ID, c.Attempt
-	method, params := p.method()
+	method, params := a.method(p)
 	start := time.Now() // the server's own time, not the actor's clock
 	a.inc.connection().Go(callCtx, method, params, func(res json.RawMessage, err error) {
 		send(&callDone{gen: gen, id: id, attempt: attempt, result: res, err: err, took: time.Since(start)})
@@ -125,8 +123,8 @@ func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 }
 
 // method is the LSP method and params of a call.
-func (p *pending) method() (string, any) {
-	if p.pull != nil && p.tsserver {
+func (a *serverActor) method(p *pending) (string, any) {
+	if p.pull != nil && a.caps.tsserver {
 		return tsserverPull(p.pull)
 	}
 	if p.pull != nil {
@@ -151,34 +149,29 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 			return
 		}
 	}
-	err := m.err
-	if err != nil && !isClientSide(err) && rpcErr == nil && pendingOf(c).pull == nil && pendingOf(c).crashes == 0 {
-		// The connection ended under the call: the server crashed. Held
-		// for the next incarnation (holdForRestart), unless it is broken.
-		pendingOf(c).crashes++
-		if cancel := pendingOf(c).cancel; cancel != nil {
-			cancel()
+	p, err := pendingOf(c), m.err
+	switch {
+	case err != nil && !isClientSide(err) && rpcErr == nil: // the connection ended under the call: a crash
+		if p.pull == nil && p.crashes == 0 {
+			// Held for the next incarnation (holdForRestart), unless the
+			// server turns out broken.
+			p.crashes++
+			p.cancel()
+			a.calls.Retry(m.id)
+			a.expireAt(m.id, c.Deadline) // it waits now: sent, it had only its context
+			return
 		}
-		a.calls.Retry(m.id)
-		a.expireAt(m.id, c.Deadline) // it waits now: sent, it had only its context
-		return
-	}
-	if err != nil && !isClientSide(err) && rpcErr == nil {
-		// The connection ended under the call: the server crashed.
 		var stderr []string
-		if a.current(m.gen) {
-			if conn := a.inc.connection(); conn != nil {
-				stderr = conn.StderrTail()
-			}
+		if conn := a.inc.connection(); conn != nil {
+			stderr = conn.StderrTail()
 		}
 		err = a.serverError(messages.ErrServerCrashed, err, stderr)
-	}
-	if rpcErr != nil && pendingOf(c).pull == nil {
+	case rpcErr != nil && p.pull == nil:
 		// Name who refused what: "method not found" alone, among several
 		// servers' answers, said neither.
-		err = fmt.Errorf("%s: %s: %w", a.cfg.Server.ID, pendingOf(c).req.Method, err)
+		err = fmt.Errorf("%s: %s: %w", a.cfg.Server.ID, p.req.Method, err)
 	}
-	pendingOf(c).took = m.took
+	p.took = m.took
 	a.finish(ctx, m.id, m.result, err)
 }
 

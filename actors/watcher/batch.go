@@ -2,7 +2,6 @@ package watcher
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"time"
 
@@ -131,10 +130,9 @@ func (a *watcherActor) flush(ctx actor.Context) {
 		_, dir := a.gone[p]
 		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t, Dir: dir && t == messages.FileDeleted})
 		delete(a.pending, p)
-		delete(a.gone, p)
 		delete(a.writing, p) // past its hold: a later write is held again
 	}
-	maps.DeleteFunc(a.gone, func(p string, _ struct{}) bool { _, ok := a.pending[p]; return !ok }) // dropped
+	clear(a.gone) // a deleted directory is never held: none is left pending
 	if kept {
 		a.arm() // look again after a window
 	}

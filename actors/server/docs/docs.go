@@ -78,6 +78,7 @@ type Result struct {
 	Doc     *Document
 	Opened  bool // a didOpen is due
 	Changed bool
+	Touched bool // Changed by Touch: a new version of the same text
 	Old     string
 }
 
@@ -131,7 +132,7 @@ func (s *Store) Touch(uri string) (Result, error) {
 		return Result{Doc: d}, nil
 	}
 	s.bump(d)
-	return Result{Doc: d, Changed: true, Old: d.Text}, nil
+	return Result{Doc: d, Changed: true, Touched: true, Old: d.Text}, nil
 }
 
 func (s *Store) bump(d *Document) {

@@ -69,8 +69,8 @@ func (b *bench) peers(ctx context.Context) (r *PeersResult, err error) {
 			cold[c].add(b.coldPeer(ctx, time.Now(), specs[c], wss[c]))
 		}
 	}
-	for c := range specs {
-		if b.o.cold > 0 {
+	if b.o.cold > 0 {
+		for c := range specs {
 			r.Cold, r.ColdMs = append(r.Cold, cold[c].side()), append(r.ColdMs, cold[c].ms())
 		}
 	}
@@ -163,7 +163,7 @@ func (b *bench) peerEdits(ctx context.Context, sides []*peerSide) (first, right 
 // last error).
 func (b *bench) peerEdit(ctx context.Context, s *peerSide, text string, want bool) (time.Duration, error, time.Duration, error) {
 	start := time.Now()
-	if err := writeFile(filepath.Join(s.m.root, filepath.FromSlash(b.t.Def.Path)), text); err != nil {
+	if err := writeFile(abs(s.m.root, b.t.Def), text); err != nil {
 		return 0, err, 0, err
 	}
 	fd, ferr := s.diagnose(ctx, start, b.t, want)
