@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/results"
@@ -13,7 +14,27 @@ import (
 // position (0-based, UTF-16 code units, which every server uses with
 // agentlsp). The file is synced from disk first if it changed.
 func (s *Session) Definition(ctx context.Context, path string, pos Position) (*results.LocationsAnswer, error) {
-	return s.locations(ctx, path, "textDocument/definition", pos, nil)
+	ans, err := s.locations(ctx, path, "textDocument/definition", pos, nil)
+	if err == nil {
+		s.rt.keepOpen(ans.Locations)
+	}
+	return ans, err
+}
+
+// keepOpen asks the router to keep the files of a definition's locations
+// open on servers that keep such files (config.Server.OpenTargets): the
+// next question about the declaration (a hover over a call to it) is
+// answered faster. It does not wait.
+func (rt *Runtime) keepOpen(locs []results.Location) {
+	var files []string
+	for _, l := range locs {
+		if l.Path != "" && !slices.Contains(files, l.Path) {
+			files = append(files, l.Path)
+		}
+	}
+	if len(files) > 0 && !rt.closing() {
+		rt.sys.Root.Send(rt.router, &messages.KeepOpen{Paths: files})
+	}
 }
 
 // Implementation returns the implementations of the interface or method

@@ -49,6 +49,9 @@ func gopls() *Server {
 		// diagnostic of the change was published (no settle window).
 		Settings: map[string]any{"gopls": map[string]any{"diagnosticsDelay": "0s", "symbolScope": "workspace",
 			"verboseWorkDoneProgress": true}},
+		// gopls type-checks a closed file's package again for every hover
+		// into it; an open one stays checked (7 ms against 0.6 on x/tools).
+		OpenTargets: 8,
 		InstallHint: installHint("gopls"),
 	}
 }

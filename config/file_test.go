@@ -87,7 +87,7 @@ func parseAndMerge(in string) error {
 
 const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
-	"requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
+	"openTargets, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
 
 func TestValidationErrors(t *testing.T) {
@@ -131,6 +131,8 @@ func TestValidationErrors(t *testing.T) {
 		{gopls(`"maxRestarts": -1`), `agentlsp.json: servers.gopls.maxRestarts: must not be negative, got -1`},
 		{gopls(`"maxInFlight": -2`), `agentlsp.json: servers.gopls.maxInFlight: must not be negative, got -2`},
 		{gopls(`"maxMessageSize": -3`), `agentlsp.json: servers.gopls.maxMessageSize: must not be negative, got -3`},
+		{gopls(`"openTargets": -1`), `agentlsp.json: servers.gopls.openTargets: must not be negative, got -1`},
+		{gopls(`"openTargets": 257`), `agentlsp.json: servers.gopls.openTargets: openTargets 257 is more than 256`},
 		{gopls(`"transport": "pipe"`), `agentlsp.json: servers.gopls.transport: unknown transport "pipe" (want stdio, tcp or unix)`},
 		{gopls(`"diagnosticsPull": "pull"`), `agentlsp.json: servers.gopls.diagnosticsPull: unknown diagnosticsPull "pull" (want "tsserver", or none)`},
 		{gopls(`"transport": "tcp"`), `agentlsp.json: servers.gopls.address: missing: transport "tcp" needs an address`},

@@ -58,6 +58,10 @@ func checkField(s *Server, name string, v reflect.Value) string {
 		if s.DiagnosticsPull != "" && s.DiagnosticsPull != PullTSServer {
 			return fmt.Sprintf("unknown diagnosticsPull %q (want %q, or none)", s.DiagnosticsPull, PullTSServer)
 		}
+	case "openTargets":
+		if s.OpenTargets > MaxOpenTargets {
+			return fmt.Sprintf("openTargets %d is more than %d", s.OpenTargets, MaxOpenTargets)
+		}
 	case "transport":
 		if !slices.Contains([]string{"", TransportStdio, TransportTCP, TransportUnix}, s.Transport) {
 			return fmt.Sprintf("unknown transport %q (want stdio, tcp or unix)", s.Transport)

@@ -123,6 +123,17 @@ type EndSession struct {
 	Session string
 }
 
+// KeepOpen asks the router to open files on their servers because an
+// answer named them (a definition's targets), for no session: a server
+// answers about a declaration faster when its file is open. Each server
+// keeps at most its definition's OpenTargets such files, the least recently
+// named closed first, and all of them are closed when no session holds a
+// document on it any more. Paths outside the workspace, missing files and
+// files of servers whose OpenTargets is 0 are ignored. No reply.
+type KeepOpen struct {
+	Paths []string
+}
+
 // SessionEnded answers EndSession: how many documents it released.
 type SessionEnded struct {
 	Session  string

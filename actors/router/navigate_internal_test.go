@@ -3,6 +3,7 @@ package router
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -36,5 +37,31 @@ func TestDocumentParams(t *testing.T) {
 	}
 	if _, err := documentParams(&messages.FileRequest{Path: "a.go", Params: json.RawMessage(`[1]`)}, uri, text); err == nil {
 		t.Error("parameters that are not an object were taken")
+	}
+}
+
+func TestKeptFilesTouch(t *testing.T) {
+	var k keptFiles
+	steps := []struct {
+		touch   string
+		limit   int
+		want    keptFiles
+		release []string
+	}{
+		{"a", 2, keptFiles{"a"}, nil},
+		{"b", 2, keptFiles{"a", "b"}, nil},
+		{"a", 2, keptFiles{"b", "a"}, nil}, // named again: the most recent
+		{"c", 2, keptFiles{"a", "c"}, []string{"b"}},
+		{"d", 1, keptFiles{"d"}, []string{"a", "c"}}, // a smaller limit releases the excess
+	}
+	for _, s := range steps {
+		release := k.touch(s.touch, s.limit)
+		if !slices.Equal(k, s.want) || !slices.Equal(release, s.release) {
+			t.Fatalf("touch(%q, %d) = %v, kept %v; want %v, kept %v", s.touch, s.limit, release, k, s.release, s.want)
+		}
+	}
+	k.remove("d")
+	if len(k) != 0 {
+		t.Errorf("after remove: %v", k)
 	}
 }

@@ -70,10 +70,11 @@ type routerActor struct {
 
 	servers  map[messages.ServerKey]*serverEntry
 	byPID    map[string]messages.ServerKey
-	roots    map[rootKey]rootResult   // root resolution cache
-	resolved map[string]string        // paths as given -> resolved (inWorkspace)
-	docs     map[string]*document     // open documents by absolute path
-	calls    map[callerKey][]sentCall // caller (sender, request id) -> where it went
+	roots    map[rootKey]rootResult            // root resolution cache
+	resolved map[string]string                 // paths as given -> resolved (inWorkspace)
+	docs     map[string]*document              // open documents by absolute path
+	kept     map[messages.ServerKey]*keptFiles // files kept open because an answer named them (kept.go)
+	calls    map[callerKey][]sentCall          // caller (sender, request id) -> where it went
 	watcher  *actor.PID
 	nextID   uint64
 	timers   *lifecycle.Timers
@@ -118,6 +119,8 @@ func (r *routerActor) dispatch(ctx actor.Context, h held) {
 		r.onCancelEdit(ctx, h.sender, m)
 	case *messages.Cancel:
 		r.onCancel(ctx, h.sender, m)
+	case *messages.KeepOpen:
+		r.onKeepOpen(ctx, m)
 	}
 }
 
@@ -140,7 +143,7 @@ func (r *routerActor) Receive(ctx actor.Context) {
 	case *messages.Resolve:
 		ctx.Respond(r.resolve(m.Path))
 	case *messages.SyncDocument, *messages.EndSession, *messages.FileRequest, *messages.WorkspaceRequest,
-		*messages.Edit, *messages.CancelEdit, *messages.Cancel:
+		*messages.Edit, *messages.CancelEdit, *messages.Cancel, *messages.KeepOpen:
 		r.admit(ctx, m) // in arrival order, behind calls held for a barrier
 	case *lifecycle.Fired:
 		if m, ok := r.timers.Fired(m).(*barrierTimeout); ok {

@@ -208,6 +208,7 @@ func (r *routerActor) closeDoc(ctx actor.Context, abs string, doc *document, ses
 // closeOnServers closes a document on every server and forgets it.
 func (r *routerActor) closeOnServers(ctx actor.Context, doc *document, done answer) {
 	delete(r.docs, doc.path)
+	r.forgetKept(doc.path)
 	r.fanoutSync(ctx, doc, func(messages.Target) any { return &messages.CloseDocument{URI: doc.uri} }, done)
 }
 
@@ -224,6 +225,7 @@ func (r *routerActor) onEndSession(ctx actor.Context, sender *actor.PID, m *mess
 			r.closeOnServers(ctx, doc, r.replyTo(ctx, nil))
 		}
 	}
+	r.releaseUnheld(ctx)
 	r.reply(ctx, sender, &messages.SessionEnded{Session: m.Session, Released: closed})
 }
 

@@ -50,6 +50,7 @@ var messageTypes = []reflect.Type{
 	reflect.TypeFor[messages.GetRouterStatus](),
 	reflect.TypeFor[messages.GetServerStatus](),
 	reflect.TypeFor[messages.GetWatcherStatus](),
+	reflect.TypeFor[messages.KeepOpen](),
 	reflect.TypeFor[messages.OpenDocument](),
 	reflect.TypeFor[messages.PathError](),
 	reflect.TypeFor[messages.Position](),

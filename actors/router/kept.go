@@ -1,0 +1,138 @@
+package router
+
+import (
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/messages"
+)
+
+// keeper is the holder, among a document's sessions, of the files kept
+// open because an answer named them (KeepOpen). It cannot be a session's
+// name: those come from callers, and this one has a NUL.
+const keeper = "\x00kept"
+
+// keptFiles is one server's files kept open, the least recently named
+// first. A server keeps a few (its OpenTargets), so a slice serves.
+type keptFiles []string
+
+// touch makes abs the most recently named and returns the files beyond
+// limit, the least recent, to release.
+func (k *keptFiles) touch(abs string, limit int) []string {
+	l := slices.DeleteFunc(*k, func(p string) bool { return p == abs })
+	l = append(l, abs)
+	var over []string
+	if n := len(l) - limit; n > 0 {
+		over = slices.Clone(l[:n])
+		l = slices.Delete(l, 0, n)
+	}
+	*k = l
+	return over
+}
+
+// remove forgets abs.
+func (k *keptFiles) remove(abs string) {
+	*k = slices.DeleteFunc(*k, func(p string) bool { return p == abs })
+}
+
+// onKeepOpen opens the files an answer named, for the keeper, on servers
+// that keep such files; a document already open stays as it is and is only
+// marked as kept. Of an answer naming more files than a server keeps, the
+// first are kept.
+func (r *routerActor) onKeepOpen(ctx actor.Context, m *messages.KeepOpen) {
+	named := make(map[messages.ServerKey]int) // files of this answer per server
+	for _, p := range m.Paths {
+		abs, err := r.inWorkspace(p)
+		if err != nil {
+			continue
+		}
+		doc, open := r.docs[abs]
+		if !open {
+			if doc, err = r.newDocument(abs, false); err != nil {
+				continue
+			}
+		}
+		key, limit := keptServer(doc)
+		if named[key] >= limit { // none kept, or an answer naming more than are kept
+			continue
+		}
+		named[key]++
+		if r.kept == nil {
+			r.kept = make(map[messages.ServerKey]*keptFiles)
+		}
+		k := r.kept[key]
+		if k == nil {
+			k = new(keptFiles)
+			r.kept[key] = k
+		}
+		doc.sessions[keeper] = true
+		for _, old := range k.touch(abs, limit) {
+			r.release(ctx, old)
+		}
+		if open {
+			continue
+		}
+		r.docs[abs] = doc
+		r.current(ctx, abs, p, doc, func() { r.sendText(ctx, doc, false, r.replyTo(ctx, nil)) },
+			func(error) { r.release(ctx, abs) })
+	}
+}
+
+// keptServer returns the server that keeps doc open for the keeper (the
+// first of its servers whose OpenTargets is set), and how many files it
+// keeps; 0 when none does.
+func keptServer(doc *document) (messages.ServerKey, int) {
+	for i, t := range doc.targets {
+		if n := doc.defs[i].OpenTargets; n > 0 {
+			return t.ServerKey, n
+		}
+	}
+	return messages.ServerKey{}, 0
+}
+
+// release drops the keeper's hold on abs (closing it on its servers when no
+// session holds it) and forgets it.
+func (r *routerActor) release(ctx actor.Context, abs string) {
+	r.forgetKept(abs)
+	if doc := r.docs[abs]; doc != nil && doc.sessions[keeper] {
+		r.closeDoc(ctx, abs, doc, keeper, r.replyTo(ctx, nil))
+	}
+}
+
+// forgetKept removes abs from every server's kept files.
+func (r *routerActor) forgetKept(abs string) {
+	for _, k := range r.kept {
+		k.remove(abs)
+	}
+}
+
+// releaseUnheld releases the kept files of every server on which no session
+// holds a document any more: they were kept for the sessions' next
+// questions, and would keep an unused server from stopping when idle.
+func (r *routerActor) releaseUnheld(ctx actor.Context) {
+	for key, k := range r.kept {
+		if len(*k) == 0 || r.sessionHolds(key) {
+			continue
+		}
+		for _, abs := range slices.Clone(*k) {
+			r.release(ctx, abs)
+		}
+		delete(r.kept, key)
+	}
+}
+
+// sessionHolds reports whether a session holds a document open on key.
+func (r *routerActor) sessionHolds(key messages.ServerKey) bool {
+	for _, d := range r.docs {
+		if len(d.sessions) == 1 && d.sessions[keeper] {
+			continue
+		}
+		for _, t := range d.targets {
+			if t.ServerKey == key {
+				return true
+			}
+		}
+	}
+	return false
+}
