@@ -108,6 +108,14 @@ func (s *rawSide) check(op string, v any, t target) error {
 		return nil
 	}
 	locs := s.locations(v)
+	// agentlsp keeps a definition's files open on gopls (its openTargets),
+	// and gopls answers about a declaration faster when its file is open:
+	// the raw client does what agentlsp does to its gopls.
+	for _, l := range locs {
+		if filepath.IsLocal(l.Path) {
+			s.ensureOpen(l.Path)
+		}
+	}
 	for _, l := range locs {
 		if t.Def == (loc{}) || l == t.Def {
 			return nil
