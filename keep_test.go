@@ -120,10 +120,11 @@ func TestDefinitionKeepsItsFilesOpen(t *testing.T) {
 	if n := openFiles(t, rt); n != 3 {
 		t.Errorf("open files after the session closed util.py = %d, want 3", n)
 	}
-	if err := s.End(ctx); err != nil {
+	// Once the session closes its last document there, the kept files go.
+	if err := s.Close(ctx, filepath.Join(ws, "main.py")); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 10*time.Second, "every file closed once the session ended", func() bool {
+	testenv.Eventually(t, 10*time.Second, "every file closed once the session closed its own", func() bool {
 		_, closed := opened(t, record)
 		return len(closed) == 3
 	})
@@ -133,8 +134,31 @@ func TestDefinitionKeepsItsFilesOpen(t *testing.T) {
 		t.Errorf("closed %v, want %v", closed, want)
 	}
 	if n := openFiles(t, rt); n != 0 {
+		t.Errorf("open files after the session closed its files = %d, want 0", n)
+	}
+
+	// The same when a session ends.
+	s2 := rt.Session("other")
+	if _, err := s2.Definition(ctx, filepath.Join(ws, "main.py"), agentlsp.Position{Line: 0, Character: 18}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "the definition's files open again", func() bool {
+		open, _ := opened(t, record)
+		return len(open) == 6
+	})
+	if n := openFiles(t, rt); n != 3 {
+		t.Errorf("open files after the second definition = %d, want 3", n)
+	}
+	if err := s2.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := openFiles(t, rt); n != 0 {
 		t.Errorf("open files after the session ended = %d, want 0", n)
 	}
+	testenv.Eventually(t, 10*time.Second, "every file closed once the session ended", func() bool {
+		_, closed := opened(t, record)
+		return len(closed) == 6
+	})
 }
 
 // A server with openTargets 0 is sent nothing more than the file asked

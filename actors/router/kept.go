@@ -108,8 +108,9 @@ func (r *routerActor) forgetKept(abs string) {
 }
 
 // releaseUnheld releases the kept files of every server on which no session
-// holds a document any more: they were kept for the sessions' next
-// questions, and would keep an unused server from stopping when idle.
+// holds a document any more (after a session closed one, or ended): they
+// were kept for the sessions' next questions, and would keep an unused
+// server from stopping when idle.
 func (r *routerActor) releaseUnheld(ctx actor.Context) {
 	for key, k := range r.kept {
 		if len(*k) == 0 || r.sessionHolds(key) {

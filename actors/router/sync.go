@@ -61,6 +61,7 @@ func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, done ans
 			r.save(ctx, abs, r.docs[abs], done)
 		default:
 			r.closeDoc(ctx, abs, r.docs[abs], m.Session, done)
+			r.releaseUnheld(ctx)
 		}
 	default:
 		done(&messages.FileSynced{Path: m.Path, Err: fmt.Errorf("agentlsp: unknown sync action %d", m.Action)})

@@ -212,9 +212,14 @@ func (s *rawSide) edit(ctx context.Context, path, text string, t target, want, o
 
 // tell sends gopls a file's new text (didOpen or didChange), or, onDisk,
 // only that it changed on disk (didChangeWatchedFiles), as an editor does
-// for a file it does not have open.
+// for a file it does not have open; a file it has open (a definition's,
+// kept open as agentlsp keeps it) gets its new text, as agentlsp re-syncs
+// its open documents from the disk.
 func (s *rawSide) tell(path, text string, onDisk bool) error {
-	if !onDisk {
+	s.mu.Lock()
+	open := s.version[path] > 0
+	s.mu.Unlock()
+	if !onDisk || open {
 		return s.change(path, text)
 	}
 	return s.conn.Notify("workspace/didChangeWatchedFiles", map[string]any{
