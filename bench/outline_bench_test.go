@@ -44,3 +44,47 @@ func BenchmarkOutlinePositions(b *testing.B) {
 		})
 	})
 }
+
+// One hover call on line 805 of a 1,000-line file converts three positions:
+// the agent's editor position to LSP (the MCP tool), the same position
+// checked against the document's text (the router), and the answer's
+// range back to the editor view. "scan" finds the line from the start of
+// the text each time and indexes the text for the answer's range, as each
+// call did before the editor cache and the router kept a text's lines;
+// "indexed" uses lines indexed once per text, as they do now.
+func BenchmarkHoverPositions(b *testing.B) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "func f%d(x int) string { return fmt.Sprint(x, \"é\") } // %d\n", i, i)
+	}
+	text := sb.String()
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			line, char, err := textpos.FromEditor(text, 805, 23, textpos.UTF16)
+			if err == nil {
+				err = textpos.Check(text, line, char, textpos.UTF16)
+			}
+			if err == nil {
+				_, _, err = textpos.NewLines(text).ToEditor(line, char, textpos.UTF16)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("indexed", func(b *testing.B) {
+		lines := textpos.NewLines(text) // once per text (the editor cache, the router's document)
+		for b.Loop() {
+			line, char, err := lines.FromEditor(805, 23, textpos.UTF16)
+			if err == nil {
+				err = lines.Check(line, char, textpos.UTF16)
+			}
+			if err == nil {
+				_, _, err = lines.ToEditor(line, char, textpos.UTF16)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

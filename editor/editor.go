@@ -67,18 +67,36 @@ func (e *View) Text(path string) (string, error) {
 	if t, ok := e.texts[path]; ok {
 		return t, nil
 	}
-	t, err := e.read(path)
+	l, err := e.read(path)
 	if err != nil {
 		return "", err
 	}
-	e.texts[path] = t
-	return t, nil
+	e.texts[path], e.lines[path] = l.Text(), l
+	return l.Text(), nil
+}
+
+// linesOf returns the text of Text with its lines indexed: a file read from
+// disk comes indexed from the cache, once per version of the file.
+func (e *View) linesOf(path string) (*textpos.Lines, error) {
+	if l := e.lines[path]; l != nil {
+		return l, nil
+	}
+	text, err := e.Text(path)
+	if err != nil {
+		return nil, err
+	}
+	l := e.lines[path]
+	if l == nil {
+		l = textpos.NewLines(text)
+		e.lines[path] = l
+	}
+	return l, nil
 }
 
 // read reads a file through the cache: a path lexically inside the
 // workspace whose file has not changed since it was read is not read, nor
 // resolved, again; any other is checked as a request would check it.
-func (e *View) read(path string) (string, error) {
+func (e *View) read(path string) (*textpos.Lines, error) {
 	key := path
 	if !filepath.IsAbs(key) {
 		key = filepath.Join(e.workspace, key)
@@ -87,19 +105,18 @@ func (e *View) read(path string) (string, error) {
 	if !paths.Within(e.workspace, key) {
 		key = ""
 	}
-	if t, ok := e.cache.get(key); ok {
-		return t, nil
+	if l, ok := e.cache.get(key); ok {
+		return l, nil
 	}
 	abs, err := paths.CheckFile(e.workspace, path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	text, stamp, err := paths.ReadText(abs, path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	e.cache.put(key, text, stamp)
-	return text, nil
+	return e.cache.put(key, text, stamp), nil
 }
 
 // Position converts a 1-based editor line and column of a file to an LSP
@@ -107,12 +124,12 @@ func (e *View) read(path string) (string, error) {
 // whole-word occurrence on the line (column is then ignored). Positions
 // past the end of the line or file are errors that say so.
 func (e *View) Position(path string, line1, col1 int, symbol string) (messages.Position, error) {
-	text, err := e.Text(path)
+	lines, err := e.linesOf(path)
 	if err != nil {
 		return messages.Position{}, err
 	}
 	if symbol != "" {
-		line, err := textpos.Line(text, line1-1)
+		line, err := lines.Line(line1 - 1)
 		if line1 < 1 || err != nil {
 			return messages.Position{}, fmt.Errorf("agentlsp: %s: line %d: %w", e.Rel(path), line1, errOr(err, textpos.ErrNegative))
 		}
@@ -122,7 +139,7 @@ func (e *View) Position(path string, line1, col1 int, symbol string) (messages.P
 		}
 		col1 = col + 1
 	}
-	l, c, err := textpos.FromEditor(text, line1, col1, textpos.UTF16)
+	l, c, err := lines.FromEditor(line1, col1, textpos.UTF16)
 	if err != nil {
 		return messages.Position{}, fmt.Errorf("agentlsp: %s: %w", e.Rel(path), err)
 	}
@@ -156,14 +173,9 @@ func (e *View) LocationOf(uri, path string, r messages.Range) Location {
 }
 
 func (e *View) point(path string, p messages.Position) (int, int) {
-	lines := e.lines[path]
-	if lines == nil {
-		text, err := e.Text(path)
-		if err != nil {
-			return int(p.Line) + 1, int(p.Character) + 1
-		}
-		lines = textpos.NewLines(text)
-		e.lines[path] = lines
+	lines, err := e.linesOf(path)
+	if err != nil {
+		return int(p.Line) + 1, int(p.Character) + 1
 	}
 	if l, c, err := lines.ToEditor(int(p.Line), int(p.Character), textpos.UTF16); err == nil {
 		return l, c

@@ -4,6 +4,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/textpos"
 )
 
 // Texts caches the files views read, by absolute path, each checked
@@ -15,7 +16,7 @@ type Texts struct {
 }
 
 type cached struct {
-	text  string
+	lines *textpos.Lines // the text, its lines indexed
 	stamp paths.Stamp
 }
 
@@ -32,20 +33,22 @@ func NewTexts() *Texts {
 }
 
 // get returns the text kept for path if its file has not changed since.
-func (t *Texts) get(path string) (string, bool) {
+func (t *Texts) get(path string) (*textpos.Lines, bool) {
 	if t == nil || path == "" {
-		return "", false
+		return nil, false
 	}
 	c, ok := t.files.Get(path)
 	if !ok || !c.stamp.SameFile(paths.StampOf(path)) {
-		return "", false
+		return nil, false
 	}
-	return c.text, true
+	return c.lines, true
 }
 
-// put keeps the text of path, read when the file had stamp.
-func (t *Texts) put(path, text string, stamp paths.Stamp) {
+// put indexes the text of path, read when the file had stamp, and keeps it.
+func (t *Texts) put(path, text string, stamp paths.Stamp) *textpos.Lines {
+	lines := textpos.NewLines(text)
 	if t != nil && path != "" && len(text) <= maxCachedSize {
-		t.files.Add(path, cached{text: text, stamp: stamp})
+		t.files.Add(path, cached{lines: lines, stamp: stamp})
 	}
+	return lines
 }

@@ -63,13 +63,18 @@ func number(n int) string {
 // end of text or a column past the end of its line (ErrPastEnd; the column
 // just after the last character is valid).
 func FromEditor(text string, line1, col1 int, to Encoding) (line, char int, err error) {
+	return fromEditor(func(n int) (string, error) { return Line(text, n) }, line1, col1, to)
+}
+
+// fromEditor is FromEditor with line returning a line of the text.
+func fromEditor(lineOf func(int) (string, error), line1, col1 int, to Encoding) (line, char int, err error) {
 	if line1 < 1 {
 		return 0, 0, errorf(ErrNegative, "line %d is before the first line (editor lines start at 1)", line1)
 	}
 	if col1 < 1 {
 		return 0, 0, errorf(ErrNegative, "column %d is before the first column (editor columns start at 1)", col1)
 	}
-	s, err := Line(text, line1-1)
+	s, err := lineOf(line1 - 1)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -125,7 +130,12 @@ func Offset(text string, line, char int, enc Encoding) (int, error) {
 // of its line or of the text (wrapping ErrPastEnd), or inside a character
 // (ErrMidCharacter).
 func Check(text string, line, char int, enc Encoding) error {
-	l, err := Line(text, line)
+	return check(func(n int) (string, error) { return Line(text, n) }, line, char, enc)
+}
+
+// check is Check with line returning a line of the text.
+func check(lineOf func(int) (string, error), line, char int, enc Encoding) error {
+	l, err := lineOf(line)
 	if err != nil {
 		return err
 	}

@@ -64,3 +64,15 @@ func knownError(err error) bool {
 	}
 	return false
 }
+
+// indexBreak finds what strings.IndexAny(s, "\r\n") finds.
+func FuzzIndexBreak(f *testing.F) {
+	for _, s := range []string{"", "a", "\n", "\r", "\r\n", "ab\ncd", "ab\rcd\n", "ab\ncd\r", "\n\r", "é\r\n", "x\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := indexBreak(s), strings.IndexAny(s, "\r\n"); got != want {
+			t.Errorf("indexBreak(%q) = %d, want %d", s, got, want)
+		}
+	})
+}

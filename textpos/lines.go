@@ -1,7 +1,5 @@
 package textpos
 
-import "strings"
-
 // Lines is a text with its line starts indexed once, for converting many
 // positions in one text: each conversion costs the length of its line,
 // not of the text before it (a document's outline converts hundreds).
@@ -14,7 +12,7 @@ type Lines struct {
 func NewLines(text string) *Lines {
 	l := &Lines{text: text, start: []int{0}}
 	for i := 0; ; {
-		j := strings.IndexAny(text[i:], "\r\n")
+		j := indexBreak(text[i:])
 		if j < 0 {
 			return l
 		}
@@ -30,7 +28,7 @@ func (l *Lines) Line(n int) (string, error) {
 		return Line(l.text, n) // the error, as Line words it
 	}
 	s := l.text[l.start[n]:]
-	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
+	if j := indexBreak(s); j >= 0 {
 		s = s[:j]
 	}
 	return s, nil
@@ -47,3 +45,14 @@ func (l *Lines) ToEditor(line, char int, from Encoding) (line1, col1 int, err er
 	}
 	return toEditor(s, line, char, from)
 }
+
+// FromEditor is FromEditor on the indexed text.
+func (l *Lines) FromEditor(line1, col1 int, to Encoding) (line, char int, err error) {
+	return fromEditor(l.Line, line1, col1, to)
+}
+
+// Check is Check on the indexed text.
+func (l *Lines) Check(line, char int, enc Encoding) error { return check(l.Line, line, char, enc) }
+
+// Text returns the indexed text.
+func (l *Lines) Text() string { return l.text }

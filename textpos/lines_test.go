@@ -16,8 +16,17 @@ func checkLines(t *testing.T, l *Lines, text string, n int) {
 	}
 	for _, char := range []int{-1, 0, 1, 2, 5, 100} {
 		for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
-			wl, wc, werr := ToEditor(text, n, char, enc)
-			gl, gc, gerr := l.ToEditor(n, char, enc)
+			if werr, gerr := Check(text, n, char, enc), l.Check(n, char, enc); fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("Lines(%q).Check(%d, %d, %s) = %v; Check says %v", text, n, char, enc, gerr, werr)
+			}
+			wl, wc, werr := FromEditor(text, n+1, char+1, enc)
+			gl, gc, gerr := l.FromEditor(n+1, char+1, enc)
+			if gl != wl || gc != wc || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("Lines(%q).FromEditor(%d, %d, %s) = %d, %d, %v; FromEditor says %d, %d, %v",
+					text, n+1, char+1, enc, gl, gc, gerr, wl, wc, werr)
+			}
+			wl, wc, werr = ToEditor(text, n, char, enc)
+			gl, gc, gerr = l.ToEditor(n, char, enc)
 			if gl != wl || gc != wc || fmt.Sprint(gerr) != fmt.Sprint(werr) {
 				t.Fatalf("Lines(%q).ToEditor(%d, %d, %s) = %d, %d, %v; ToEditor says %d, %d, %v",
 					text, n, char, enc, gl, gc, gerr, wl, wc, werr)

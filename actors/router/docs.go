@@ -4,6 +4,7 @@ import (
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/textpos"
 )
 
 // document is a file open on its servers: the one record of a document's
@@ -20,6 +21,7 @@ type document struct {
 	sessions  map[string]bool
 
 	text     string
+	lines    *textpos.Lines // text's lines, indexed for the first position checked in it
 	stamp    paths.Stamp // the disk when text was set; zero when the file did not exist
 	fromDisk bool        // text was read from disk (else an agent's edit)
 	gen      uint64      // counts text changes: a disk read started before one is stale
@@ -29,7 +31,16 @@ type document struct {
 // setText records the text the servers are sent now.
 func (d *document) setText(text string, stamp paths.Stamp, fromDisk bool) {
 	d.text, d.stamp, d.fromDisk = text, stamp, fromDisk
+	d.lines = nil
 	d.gen++
+}
+
+// indexed returns the text with its lines indexed, once per text.
+func (d *document) indexed() *textpos.Lines {
+	if d.lines == nil {
+		d.lines = textpos.NewLines(d.text)
+	}
+	return d.lines
 }
 
 // current reports whether the text the servers have is what the file

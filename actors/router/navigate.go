@@ -27,7 +27,7 @@ func (r *routerActor) onDocumentRequest(ctx actor.Context, sender *actor.PID, m 
 		return
 	}
 	r.current(ctx, abs, m.Path, doc, func() {
-		params, err := documentParams(m, doc.uri, doc.text)
+		params, err := documentParams(m, doc.uri, doc.indexed())
 		if err != nil {
 			fail(err)
 			return
@@ -42,8 +42,8 @@ func (r *routerActor) onDocumentRequest(ctx actor.Context, sender *actor.PID, m 
 }
 
 // documentParams completes a document request's parameters: the document,
-// the position (checked against text), then the caller's own members.
-func documentParams(m *messages.FileRequest, uri, text string) (json.RawMessage, error) {
+// the position (checked against its text), then the caller's own members.
+func documentParams(m *messages.FileRequest, uri string, text *textpos.Lines) (json.RawMessage, error) {
 	rest := bytes.TrimSpace(m.Params)
 	if len(rest) > 0 && !bytes.Equal(rest, []byte("null")) {
 		if rest[0] != '{' || rest[len(rest)-1] != '}' {
@@ -57,7 +57,7 @@ func documentParams(m *messages.FileRequest, uri, text string) (json.RawMessage,
 	out := make([]byte, 0, 64+len(quoted)+len(rest))
 	out = append(append(append(out, `{"textDocument":{"uri":`...), quoted...), '}')
 	if at := m.At; at != nil {
-		if err := textpos.Check(text, int(at.Line), int(at.Character), textpos.UTF16); err != nil {
+		if err := text.Check(int(at.Line), int(at.Character), textpos.UTF16); err != nil {
 			return nil, fmt.Errorf("agentlsp: %s: %w", m.Path, err)
 		}
 		out = append(out, `,"position":{"line":`...)

@@ -13,6 +13,7 @@ import (
 func TestDocumentParams(t *testing.T) {
 	const uri, text = "file:///w/a \"b\".go", "package a\n\nfunc F() {}\n"
 	at := func(line, char uint32) *messages.Position { return &messages.Position{Line: line, Character: char} }
+	lines := textpos.NewLines(text)
 	for _, c := range []struct {
 		params string
 		at     *messages.Position
@@ -24,18 +25,18 @@ func TestDocumentParams(t *testing.T) {
 		{`{"context":{"includeDeclaration":true}}`, at(2, 11),
 			`{"textDocument":{"uri":"file:///w/a \"b\".go"},"position":{"line":2,"character":11},"context":{"includeDeclaration":true}}`},
 	} {
-		got, err := documentParams(&messages.FileRequest{Path: "a.go", Params: json.RawMessage(c.params), At: c.at}, uri, text)
+		got, err := documentParams(&messages.FileRequest{Path: "a.go", Params: json.RawMessage(c.params), At: c.at}, uri, lines)
 		if err != nil || string(got) != c.want || !json.Valid(got) {
 			t.Errorf("documentParams(%q) = %s, %v; want %s", c.params, got, err, c.want)
 		}
 	}
-	if _, err := documentParams(&messages.FileRequest{Path: "a.go", At: at(2, 12)}, uri, text); !errors.Is(err, textpos.ErrPastEnd) {
+	if _, err := documentParams(&messages.FileRequest{Path: "a.go", At: at(2, 12)}, uri, lines); !errors.Is(err, textpos.ErrPastEnd) {
 		t.Errorf("a column past the end: %v, want ErrPastEnd", err)
 	}
-	if _, err := documentParams(&messages.FileRequest{Path: "a.go", At: at(9, 0)}, uri, text); !errors.Is(err, textpos.ErrPastEnd) {
+	if _, err := documentParams(&messages.FileRequest{Path: "a.go", At: at(9, 0)}, uri, lines); !errors.Is(err, textpos.ErrPastEnd) {
 		t.Errorf("a line past the end: %v, want ErrPastEnd", err)
 	}
-	if _, err := documentParams(&messages.FileRequest{Path: "a.go", Params: json.RawMessage(`[1]`)}, uri, text); err == nil {
+	if _, err := documentParams(&messages.FileRequest{Path: "a.go", Params: json.RawMessage(`[1]`)}, uri, lines); err == nil {
 		t.Error("parameters that are not an object were taken")
 	}
 }
