@@ -22,9 +22,9 @@ type document struct {
 
 	text     string
 	lines    *textpos.Lines // text's lines, indexed for the first position checked in it
-	stamp    paths.Stamp // the disk when text was set; zero when the file did not exist
-	fromDisk bool        // text was read from disk (else an agent's edit)
-	gen      uint64      // counts text changes: a disk read started before one is stale
+	stamp    paths.Stamp    // the disk when text was set; zero when the file did not exist
+	fromDisk bool           // text was read from disk (else an agent's edit)
+	gen      uint64         // counts text changes: a disk read started before one is stale
 	versions []messages.ServerVersion
 }
 
