@@ -57,38 +57,50 @@ func (e *View) Rel(path string) string {
 // (after an Edit, which does not write to disk); otherwise files are read
 // from disk.
 func (e *View) SetText(path, text string) {
+	path = e.key(path)
 	e.texts[path] = text
 	delete(e.lines, path)
+}
+
+// key is path absolute and clean: the view's maps and the cache know a
+// file by it, however the caller named it.
+func (e *View) key(path string) string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.workspace, path)
+	}
+	return filepath.Clean(path)
 }
 
 // Text returns the text of a file inside the workspace as the editor view
 // sees it (SetText's, else the disk's, read once).
 func (e *View) Text(path string) (string, error) {
-	if t, ok := e.texts[path]; ok {
+	k := e.key(path)
+	if t, ok := e.texts[k]; ok {
 		return t, nil
 	}
 	l, err := e.read(path)
 	if err != nil {
 		return "", err
 	}
-	e.texts[path], e.lines[path] = l.Text(), l
+	e.texts[k], e.lines[k] = l.Text(), l
 	return l.Text(), nil
 }
 
 // linesOf returns the text of Text with its lines indexed: a file read from
 // disk comes indexed from the cache, once per version of the file.
 func (e *View) linesOf(path string) (*textpos.Lines, error) {
-	if l := e.lines[path]; l != nil {
+	k := e.key(path)
+	if l := e.lines[k]; l != nil {
 		return l, nil
 	}
 	text, err := e.Text(path)
 	if err != nil {
 		return nil, err
 	}
-	l := e.lines[path]
+	l := e.lines[k]
 	if l == nil {
 		l = textpos.NewLines(text)
-		e.lines[path] = l
+		e.lines[k] = l
 	}
 	return l, nil
 }
@@ -97,11 +109,7 @@ func (e *View) linesOf(path string) (*textpos.Lines, error) {
 // workspace whose file has not changed since it was read is not read, nor
 // resolved, again; any other is checked as a request would check it.
 func (e *View) read(path string) (*textpos.Lines, error) {
-	key := path
-	if !filepath.IsAbs(key) {
-		key = filepath.Join(e.workspace, key)
-	}
-	key = filepath.Clean(key)
+	key := e.key(path)
 	if !paths.Within(e.workspace, key) {
 		key = ""
 	}

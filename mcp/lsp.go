@@ -194,7 +194,7 @@ func (t *tools) navigate(ctx context.Context, v *view, in LSPInput) (LSPOutput, 
 	if !knownOperation(in.Operation) {
 		return LSPOutput{}, fmt.Errorf("%w %q: use one of %s", ErrUnknownOperation, in.Operation, operationList())
 	}
-	path, pos, err := t.position(in)
+	path, pos, err := t.position(v, in)
 	if err != nil {
 		return LSPOutput{}, err
 	}
@@ -268,8 +268,9 @@ func (t *tools) abs(path string) string {
 }
 
 // position converts the input's 1-based line and character (or symbol)
-// to an LSP position in its file.
-func (t *tools) position(in LSPInput) (string, agentlsp.Position, error) {
+// to an LSP position in its file, through the call's view (which reads the
+// file once for the call).
+func (t *tools) position(v *view, in LSPInput) (string, agentlsp.Position, error) {
 	path, err := t.file(in)
 	if err != nil {
 		return "", agentlsp.Position{}, err
@@ -281,7 +282,7 @@ func (t *tools) position(in LSPInput) (string, agentlsp.Position, error) {
 		return "", agentlsp.Position{}, fmt.Errorf("%w: character is required for %s and is 1-based (got %d), or give symbol to name a symbol on line %d",
 			ErrBadInput, in.Operation, in.Character, in.Line)
 	}
-	pos, err := t.rt.Editor().Position(path, in.Line, in.Character, in.Symbol)
+	pos, err := v.ed.Position(path, in.Line, in.Character, in.Symbol)
 	return path, pos, err
 }
 

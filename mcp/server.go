@@ -190,6 +190,7 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 		o.server(so)
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "agentlsp", Title: "agentlsp", Version: version}, so)
+	srv.AddReceivingMiddleware(growStack)
 	if tl.logs != nil {
 		srv.AddReceivingMiddleware(tl.logs.middleware(srv))
 	}
