@@ -84,6 +84,22 @@ func (s *Session) DocumentSymbols(ctx context.Context, path string) (*results.Sy
 	return out, nil
 }
 
+// Probe starts every server the workspace's root markers imply, installed
+// or not (those not installed are reported broken, with the cause, by
+// Servers), and waits for their first answers (a symbol search), at most
+// until ctx ends. WorkspaceSymbols leaves out the implied servers that are
+// not installed.
+func (rt *Runtime) Probe(ctx context.Context) error {
+	id := rt.nextID()
+	params, _ := json.Marshal(map[string]string{"query": ""})
+	res, err := rt.ask(ctx, rt.router, &messages.WorkspaceRequest{ID: id, Method: "workspace/symbol", Params: params, All: true},
+		cancelRequest(id))
+	if err != nil {
+		return err
+	}
+	return res.(*messages.FileResponse).Err
+}
+
 // WorkspaceSymbols searches the symbols of the whole workspace: every
 // server running and every root the workspace's markers imply (started as
 // needed); with a path, only the servers of that file. The answer names

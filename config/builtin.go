@@ -106,6 +106,9 @@ func typescriptLS() *Server {
 		// answers said fresh. With it, tsserver hears of every change from
 		// agentlsp's watcher, before the barrier it waits on is released.
 		InitializationOptions: json.RawMessage(`{"tsserver":{"useClientFileWatcher":true}}`),
+		// tsserver has no project before one of its files is open: a symbol
+		// search of the workspace answered "No Project".
+		OpenForWorkspace: true,
 		// It publishes nothing when a file stays clean: an edit that kept a
 		// file clean waited for the timeout and came back stale.
 		DiagnosticsPull: PullTSServer,

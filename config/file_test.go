@@ -87,7 +87,7 @@ func parseAndMerge(in string) error {
 
 const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
-	"openTargets, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
+	"openForWorkspace, openTargets, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
 
 func TestValidationErrors(t *testing.T) {

@@ -102,6 +102,12 @@ type Server struct {
 	// gopls's hover over a call into another package of golang.org/x/tools
 	// took 7 ms with the declaring file closed and 0.6 ms with it open.
 	OpenTargets int `json:"openTargets,omitempty"`
+	// OpenForWorkspace: the server answers a workspace request (a symbol
+	// search) only about projects it has loaded, and loads one when one of
+	// its files is open; the router then opens one of its files under the
+	// root first when none is open. typescript-language-server answers "No
+	// Project" otherwise.
+	OpenForWorkspace bool `json:"openForWorkspace,omitempty"`
 	// RestartOnCrash: nil or true restarts a crashed server; false marks it
 	// broken at its first crash.
 	RestartOnCrash *bool `json:"restartOnCrash,omitempty"`

@@ -186,6 +186,10 @@ type WorkspaceRequest struct {
 	// FileRequest with Session does: tsserver has no project before one of
 	// its files is open.
 	Session string
+	// All asks the implied servers whose command is not installed too (a
+	// probe of the servers, which reports them broken with the cause);
+	// otherwise they are left out.
+	All bool
 }
 
 // FileResponse answers FileRequest and WorkspaceRequest with one result

@@ -58,25 +58,54 @@ func (r *routerActor) onKeepOpen(ctx actor.Context, m *messages.KeepOpen) {
 			continue
 		}
 		named[key]++
-		if r.kept == nil {
-			r.kept = make(map[messages.ServerKey]*keptFiles)
-		}
-		k := r.kept[key]
-		if k == nil {
-			k = new(keptFiles)
-			r.kept[key] = k
-		}
-		doc.sessions[keeper] = true
-		for _, old := range k.touch(abs, limit) {
-			r.release(ctx, old)
-		}
-		if open {
-			continue
-		}
-		r.docs[abs] = doc
-		r.current(ctx, abs, p, doc, func() { r.sendText(ctx, doc, false, r.replyTo(ctx, nil)) },
-			func(error) { r.release(ctx, abs) })
+		r.keepDoc(ctx, abs, p, doc, open, key, limit, func() {})
 	}
+}
+
+// keep opens abs for the keeper, kept among key's files (at most limit),
+// and calls sent once its text is handed to its server actors, or could
+// not be.
+func (r *routerActor) keep(ctx actor.Context, abs string, key messages.ServerKey, limit int, sent func()) {
+	doc, open := r.docs[abs]
+	if !open {
+		d, err := r.newDocument(abs, false)
+		if err != nil {
+			sent()
+			return
+		}
+		doc = d
+	}
+	r.keepDoc(ctx, abs, abs, doc, open, key, limit, sent)
+}
+
+// keepDoc marks doc (open already, or new) as the keeper's, kept among
+// key's files, releasing the least recent beyond limit; a new document is
+// read from disk and sent to its servers, then sent is called.
+func (r *routerActor) keepDoc(ctx actor.Context, abs, given string, doc *document, open bool, key messages.ServerKey, limit int, sent func()) {
+	if r.kept == nil {
+		r.kept = make(map[messages.ServerKey]*keptFiles)
+	}
+	k := r.kept[key]
+	if k == nil {
+		k = new(keptFiles)
+		r.kept[key] = k
+	}
+	doc.sessions[keeper] = true
+	for _, old := range k.touch(abs, limit) {
+		r.release(ctx, old)
+	}
+	if open {
+		sent()
+		return
+	}
+	r.docs[abs] = doc
+	r.current(ctx, abs, given, doc, func() {
+		r.sendText(ctx, doc, false, r.replyTo(ctx, nil))
+		sent()
+	}, func(error) {
+		r.release(ctx, abs)
+		sent()
+	})
 }
 
 // keptServer returns the server that keeps doc open for the keeper (the

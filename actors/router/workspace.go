@@ -1,6 +1,9 @@
 package router
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -54,6 +57,7 @@ func (r *routerActor) askWorkspace(ctx actor.Context, sender *actor.PID, m *mess
 	var keys []messages.ServerKey
 	var defs []*config.Server
 	var timeouts []time.Duration
+	var missing []string // implied servers left out: not installed
 	add := func(k messages.ServerKey, def *config.Server) {
 		for _, have := range keys {
 			if have == k {
@@ -77,12 +81,28 @@ func (r *routerActor) askWorkspace(ctx actor.Context, sender *actor.PID, m *mess
 	}
 	for _, k := range r.implied {
 		def, _ := r.cfg.Registry.Get(k.ServerID)
+		// An implied server that is not installed would only answer that it
+		// cannot start (package.json implies the JSON, CSS and HTML
+		// servers); a probe asks it all the same, to report it.
+		if _, running := r.servers[k]; def != nil && !running && !m.All && !installed(def) {
+			if !slices.Contains(missing, def.ID) {
+				missing = append(missing, def.ID)
+			}
+			continue
+		}
 		add(k, def)
 	}
 	if len(keys) == 0 {
+		detail := "no running server and no root marker found"
+		if len(missing) > 0 {
+			detail = fmt.Sprintf("the servers the workspace's root markers imply are not installed: %s (agentlsp servers --install NAME)",
+				strings.Join(missing, ", "))
+		}
 		r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: &messages.PathError{
-			Path: r.cfg.Workspace, Kind: messages.ErrNoServer, Detail: "no running server and no root marker found"}})
+			Path: r.cfg.Workspace, Kind: messages.ErrNoServer, Detail: detail}})
 		return
 	}
-	r.fanoutRequestEach(ctx, sender, &messages.FileResponse{ID: m.ID}, m.Method, m.Params, timeouts, keys, defs)
+	r.openForWorkspace(ctx, keys, defs, func() {
+		r.fanoutRequestEach(ctx, sender, &messages.FileResponse{ID: m.ID}, m.Method, m.Params, timeouts, keys, defs)
+	})
 }

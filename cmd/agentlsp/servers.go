@@ -120,7 +120,7 @@ func allServers(configFile string) ([]*config.Server, error) {
 func probe(ctx context.Context, rt *agentlsp.Runtime, timeout time.Duration, w io.Writer) {
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if _, err := rt.Session("cli").WorkspaceSymbols(pctx, ""); err != nil {
+	if err := rt.Probe(pctx); err != nil {
 		fmt.Fprintf(w, "agentlsp: probe: %s\n", firstLine(trimPrefix(err.Error())))
 	}
 }

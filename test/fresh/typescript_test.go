@@ -124,3 +124,35 @@ func TestTypeScriptWorkspaceSymbolsOfAFile(t *testing.T) {
 		t.Errorf("workspace symbols of totalArea from src/b.ts: %+v (errors %v), want it in src/shapes.ts", ans.Symbols, ans.Errors)
 	}
 }
+
+// TestTypeScriptWorkspaceSymbols: a symbol search of the whole workspace
+// with no file open. tsserver has no project before one of its files is
+// open and answered "No Project"; the router now opens one first. The
+// servers package.json implies but that are not installed here (the JSON,
+// CSS and HTML servers) are left out, instead of answering that they
+// cannot start.
+func TestTypeScriptWorkspaceSymbols(t *testing.T) {
+	testenv.ServerBinary(t, "typescript-language-server")
+	ws := workspace(t, withFiles(tsFiles, map[string]string{"src/shapes.ts": "export function totalArea(r: number): number {\n  return r * r;\n}\n"}))
+	s := start(t, ws).Session("agent")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for { // asked again while the server said it was still loading the project, as the MCP tool says to
+		ans, err := s.WorkspaceSymbols(ctx, "totalArea")
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, sym := range ans.Symbols {
+			found = found || sym.Name == "totalArea" && strings.HasSuffix(sym.URI, "/src/shapes.ts")
+		}
+		if found || !ans.Indexing {
+			if !found || len(ans.Errors) > 0 || !slices.Equal(ans.Servers, []string{"typescript-language-server"}) {
+				t.Errorf("workspace symbols of totalArea: %+v from %v (errors %v), want it in src/shapes.ts from typescript-language-server alone",
+					ans.Symbols, ans.Servers, ans.Errors)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
