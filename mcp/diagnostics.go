@@ -40,6 +40,9 @@ type DiagnosticsInput struct {
 // DiagnosticsOutput is the diagnostics tool's structured answer.
 type DiagnosticsOutput struct {
 	Files []FileDiagnostics `json:"files"`
+	// Skipped names the files asked for that could not be checked (deleted,
+	// outside the workspace, ...), each with the problem; the others were.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // FileDiagnostics is the diagnostics of one file. Status is fresh, stale,
@@ -90,7 +93,7 @@ func diagnosticsTool() *sdk.Tool {
 
 // diagnostics handles a call of the diagnostics tool.
 func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in DiagnosticsInput) (*sdk.CallToolResult, DiagnosticsOutput, error) {
-	files, err := t.checkFiles(in.Files)
+	files, skipped, err := t.checkFiles(in.Files)
 	if err != nil {
 		return nil, DiagnosticsOutput{}, err
 	}
@@ -120,6 +123,11 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 			fmt.Fprintf(&b, "note: %s is %s: %s\n", f.Path, f.Status, indent(f.Detail))
 		}
 		out.Files = append(out.Files, f)
+	}
+	for _, err := range skipped {
+		msg := strings.TrimPrefix(err.Error(), "agentlsp: ")
+		fmt.Fprintf(&b, "note: not checked: %s\n", msg)
+		out.Skipped = append(out.Skipped, msg)
 	}
 	return textResult(b.String()), out, nil
 }
@@ -156,14 +164,17 @@ func notReady(r messages.FileReport) bool {
 	return r.Status == messages.StatusNotReady && !strings.Contains(r.Detail, "crashed")
 }
 
-// checkFiles checks the files before anything is synced, so one bad name
-// fails the call at once with every problem named; duplicates are dropped.
-func (t *tools) checkFiles(files []string) ([]string, error) {
+// checkFiles checks the files before anything is synced: it returns those
+// that can be checked (duplicates dropped) and the problem of each other
+// one (a file deleted, a path outside the workspace, ...), so that one bad
+// name does not lose the others' diagnostics. The call fails, naming every
+// problem, when no file can be checked, or the list itself is wrong.
+func (t *tools) checkFiles(files []string) ([]string, []error, error) {
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%w: files is empty: name at least one file", ErrBadInput)
+		return nil, nil, fmt.Errorf("%w: files is empty: name at least one file", ErrBadInput)
 	}
 	if len(files) > MaxDiagnosticsFiles {
-		return nil, fmt.Errorf("%w: %d files, at most %d per call", ErrBadInput, len(files), MaxDiagnosticsFiles)
+		return nil, nil, fmt.Errorf("%w: %d files, at most %d per call", ErrBadInput, len(files), MaxDiagnosticsFiles)
 	}
 	var errs []error
 	var out []string
@@ -182,7 +193,10 @@ func (t *tools) checkFiles(files []string) ([]string, error) {
 			out = append(out, f)
 		}
 	}
-	return out, errors.Join(errs...)
+	if len(out) == 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return out, errs, nil
 }
 
 // fileDiagnostics converts a report to the editor view.

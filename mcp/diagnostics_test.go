@@ -50,6 +50,30 @@ func TestDiagnosticsTypeError(t *testing.T) {
 	}
 }
 
+// TestDiagnosticsSkipsFilesItCannotCheck: a file deleted or outside the
+// workspace among those asked for is named with its problem, and the
+// others are checked all the same.
+func TestDiagnosticsSkipsFilesItCannotCheck(t *testing.T) {
+	c := connect(t, "gonav", goplsConfig(t))
+	if err := os.WriteFile(filepath.Join(c.ws, "broken.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out mcp.DiagnosticsOutput
+	text := c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"gone.go", "broken.go", "../x.go"}}, &out)
+	if len(out.Files) != 1 || out.Files[0].Path != "broken.go" || out.Files[0].Status != "fresh" || len(out.Files[0].Diagnostics) != 1 {
+		t.Errorf("files = %+v, want broken.go fresh with its error", out.Files)
+	}
+	if len(out.Skipped) != 2 || !strings.Contains(out.Skipped[0], "file does not exist: gone.go") ||
+		!strings.Contains(out.Skipped[1], "path outside the workspace: ../x.go") {
+		t.Errorf("skipped = %q, want gone.go and ../x.go with their problems", out.Skipped)
+	}
+	for _, want := range []string{"ERROR [5:35]", "note: not checked: ", "gone.go", "../x.go"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
+
 // TestDiagnosticsNoWait: without waiting, the answer comes at once, and
 // its status never claims that old diagnostics are current: fresh only when
 // they describe the file on disk, else a status with its reason.
