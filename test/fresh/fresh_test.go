@@ -160,3 +160,59 @@ func checkOracle(t *testing.T, ws, rel string, r messages.FileReport) {
 		t.Errorf("%s: fresh answer and gopls check differ (-gopls +agentlsp):\n%s", rel, diff)
 	}
 }
+
+// TestKeptDefinitionFileChangedOnDisk: the file a definition named is kept
+// open on gopls (openTargets). Changed on disk, it reaches gopls as the new
+// text of an open document: answers about it and about its callers are
+// fresh and agree with gopls check; deleted, it is closed.
+func TestKeptDefinitionFileChangedOnDisk(t *testing.T) {
+	ws := workspace(t, goFiles)
+	rt := start(t, ws)
+	s := rt.Session("agent")
+	freshDiagnostics(t, s, "cmd/main.go")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	def, err := s.Definition(ctx, "cmd/main.go", agentlsp.Position{Line: 9, Character: 19})
+	if err != nil || len(def.Locations) != 1 || filepath.Base(def.Locations[0].Path) != "util.go" {
+		t.Fatalf("Definition = %+v, %v; want util/util.go", def, err)
+	}
+	openFiles := func() int {
+		servers, err := rt.Servers(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, sv := range servers {
+			n += sv.OpenFiles
+		}
+		return n
+	}
+	if n := openFiles(); n != 2 {
+		t.Fatalf("open files after the definition = %d, want 2 (cmd/main.go and the kept util/util.go)", n)
+	}
+
+	write(t, ws, "util/util.go", brokenUtil)
+	r, _ := freshDiagnostics(t, s, "cmd/main.go")
+	if errs := errorsOf(r); !contains(errs, "not enough arguments in call to util.Greeting") {
+		t.Errorf("after the signature change: %v, want not enough arguments", errs)
+	}
+	checkOracle(t, ws, "cmd/main.go", r)
+
+	write(t, ws, "util/util.go", "package util\n\n// Greeting greets.\nfunc Greeting(name string) string { return 1 }\n")
+	r, _ = freshDiagnostics(t, s, "util/util.go")
+	checkOracle(t, ws, "util/util.go", r)
+	r, _ = freshDiagnostics(t, s, "cmd/main.go")
+	checkOracle(t, ws, "cmd/main.go", r)
+
+	if err := os.Remove(filepath.Join(ws, "util", "util.go")); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = freshDiagnostics(t, s, "cmd/main.go")
+	if len(errorsOf(r)) == 0 {
+		t.Errorf("after the delete: clean, want the call to util.Greeting broken")
+	}
+	checkOracle(t, ws, "cmd/main.go", r)
+	if n := openFiles(); n != 1 {
+		t.Errorf("open files after the delete = %d, want 1", n)
+	}
+}
