@@ -26,6 +26,10 @@ type document struct {
 	fromDisk bool           // text was read from disk (else an agent's edit)
 	gen      uint64         // counts text changes: a disk read started before one is stale
 	versions []messages.ServerVersion
+	// sentGen is the gen whose text every server actor took, sentTo those
+	// actors (their PIDs' ids, in targets' order): see textSent.
+	sentGen uint64
+	sentTo  []string
 }
 
 // setText records the text the servers are sent now.

@@ -15,7 +15,8 @@ import (
 // onDocumentRequest carries out a FileRequest with Session in one step:
 // the document is opened for the session and brought up to date with the
 // disk, the position checked against its text and put in the parameters
-// with the document, and the request sent right behind the text. Each
+// with the document, and the request sent right behind the text (unless
+// every server actor took that text already). Each
 // server actor takes the text before the request (one mailbox, in order),
 // so the router does not wait for the sync; a server that cannot take the
 // text fails the request too.
@@ -32,7 +33,9 @@ func (r *routerActor) onDocumentRequest(ctx actor.Context, sender *actor.PID, m 
 			fail(err)
 			return
 		}
-		r.sendText(ctx, doc, false, func(*messages.FileSynced) {})
+		if !r.textSent(doc) {
+			r.sendText(ctx, doc, false, func(*messages.FileSynced) {})
+		}
 		keys := make([]messages.ServerKey, len(doc.targets))
 		for i, t := range doc.targets {
 			keys[i] = t.ServerKey

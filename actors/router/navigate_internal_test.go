@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/textpos"
 )
@@ -64,5 +66,37 @@ func TestKeptFilesTouch(t *testing.T) {
 	k.remove("d")
 	if len(k) != 0 {
 		t.Errorf("after remove: %v", k)
+	}
+}
+
+// textSent: a document's text is sent again unless every server actor of
+// the document took this very text, and is still the actor that took it.
+func TestTextSent(t *testing.T) {
+	a := messages.ServerKey{ServerID: "a", Root: "/w"}
+	b := messages.ServerKey{ServerID: "b", Root: "/w"}
+	newDoc := func() *document {
+		return &document{targets: []messages.Target{{ServerKey: a}, {ServerKey: b}}, gen: 3, sentGen: 3, sentTo: []string{"a1", "b1"}}
+	}
+	newRouter := func() *routerActor {
+		return &routerActor{servers: map[messages.ServerKey]*serverEntry{
+			a: {pid: actor.NewPID("local", "a1")}, b: {pid: actor.NewPID("local", "b1")}}}
+	}
+	for _, c := range []struct {
+		name   string
+		change func(*routerActor, *document)
+		want   bool
+	}{
+		{"taken by both", func(*routerActor, *document) {}, true},
+		{"a newer text", func(_ *routerActor, d *document) { d.gen++ }, false},
+		{"never sent", func(_ *routerActor, d *document) { d.sentGen, d.sentTo = 0, nil }, false},
+		{"a new actor", func(r *routerActor, _ *document) { r.servers[b] = &serverEntry{pid: actor.NewPID("local", "b2")} }, false},
+		{"an actor stopping", func(r *routerActor, _ *document) { r.servers[a].idle = true }, false},
+		{"an actor gone", func(r *routerActor, _ *document) { delete(r.servers, a) }, false},
+	} {
+		r, d := newRouter(), newDoc()
+		c.change(r, d)
+		if got := r.textSent(d); got != c.want {
+			t.Errorf("%s: textSent = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

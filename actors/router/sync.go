@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -118,10 +119,17 @@ func (r *routerActor) current(ctx actor.Context, abs, given string, doc *documen
 // that have it) and answers with their versions; with fresh, servers that
 // had it already are touched.
 func (r *routerActor) sendText(ctx actor.Context, doc *document, fresh bool, done answer) {
-	text := doc.text
+	text, gen := doc.text, doc.gen
+	actors := make([]string, len(doc.targets))
+	for i, t := range doc.targets {
+		actors[i] = r.server(ctx, t.ServerKey, doc.defs[i]).pid.Id
+	}
 	r.fanoutSync(ctx, doc, func(t messages.Target) any {
 		return &messages.OpenDocument{URI: doc.uri, LanguageID: t.LanguageID, Text: text}
 	}, func(fs *messages.FileSynced) {
+		if doc.gen == gen && !slices.ContainsFunc(fs.Servers, func(sv messages.ServerVersion) bool { return sv.Err != nil }) {
+			doc.sentGen, doc.sentTo = gen, actors
+		}
 		fs.Text = text
 		if fresh {
 			r.touchUnchanged(ctx, doc, fs, done)
@@ -129,6 +137,22 @@ func (r *routerActor) sendText(ctx actor.Context, doc *document, fresh bool, don
 		}
 		done(fs)
 	})
+}
+
+// textSent reports whether every server actor of doc took its current
+// text, and is still the actor that took it: sending it again would change
+// nothing (a server actor re-opens its documents after a restart of its
+// process itself).
+func (r *routerActor) textSent(doc *document) bool {
+	if doc.sentGen != doc.gen || len(doc.sentTo) != len(doc.targets) {
+		return false
+	}
+	for i, t := range doc.targets {
+		if e, ok := r.servers[t.ServerKey]; !ok || e.idle || e.pid.Id != doc.sentTo[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // touchUnchanged asks the servers that got nothing new to diagnose the
