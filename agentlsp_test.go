@@ -28,18 +28,29 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 func fakeRuntime(t *testing.T, flags ...string) (*agentlsp.Runtime, string, string) {
 	t.Helper()
 	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	rt, record := fakeRuntimeIn(t, ws, nil, flags...)
+	return rt, ws, record
+}
+
+// fakeRuntimeIn is fakeRuntime on a workspace of the caller's, with the
+// fake's definition changed by edit (nil: as it is).
+func fakeRuntimeIn(t *testing.T, ws string, edit func(*config.Server), flags ...string) (*agentlsp.Runtime, string) {
+	t.Helper()
 	record := filepath.Join(t.TempDir(), "record.jsonl")
 	cmd, args, env := testenv.FakeServer(t, append([]string{"--record", record}, flags...)...)
-	reg := config.RegistryOf(&config.Server{
+	fake := &config.Server{
 		ID: "fake", Command: cmd, Args: args, Env: env,
 		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
-	})
-	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: reg, NoWatch: true})
+	}
+	if edit != nil {
+		edit(fake)
+	}
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(fake), NoWatch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { shutdown(t, rt) })
-	return rt, ws, record
+	return rt, record
 }
 
 func shutdown(t *testing.T, rt *agentlsp.Runtime) {

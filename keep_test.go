@@ -37,17 +37,7 @@ func keepRuntime(t *testing.T, openTargets int) (*agentlsp.Runtime, string, stri
 	if err := os.WriteFile(responses, []byte(`{"textDocument/definition":[`+strings.Join(locs, ",")+`]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	record := filepath.Join(t.TempDir(), "record.jsonl")
-	cmd, args, env := testenv.FakeServer(t, "--record", record, "--responses", responses)
-	reg := config.RegistryOf(&config.Server{
-		ID: "fake", Command: cmd, Args: args, Env: env, OpenTargets: openTargets,
-		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
-	})
-	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: reg, NoWatch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { shutdown(t, rt) })
+	rt, record := fakeRuntimeIn(t, ws, func(s *config.Server) { s.OpenTargets = openTargets }, "--responses", responses)
 	return rt, ws, record
 }
 

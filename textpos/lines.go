@@ -6,13 +6,14 @@ package textpos
 type Lines struct {
 	text  string
 	start []int // byte offset of each line; one more line than terminators
+	cr    bool  // text has a '\r' (indexBreak)
 }
 
 // NewLines indexes text's lines, with the terminators Line takes.
 func NewLines(text string) *Lines {
-	l := &Lines{text: text, start: []int{0}}
+	l := &Lines{text: text, start: []int{0}, cr: hasCR(text)}
 	for i := 0; ; {
-		j := indexBreak(text[i:])
+		j := indexBreak(text[i:], l.cr)
 		if j < 0 {
 			return l
 		}
@@ -28,7 +29,7 @@ func (l *Lines) Line(n int) (string, error) {
 		return Line(l.text, n) // the error, as Line words it
 	}
 	s := l.text[l.start[n]:]
-	if j := indexBreak(s); j >= 0 {
+	if j := indexBreak(s, l.cr); j >= 0 {
 		s = s[:j]
 	}
 	return s, nil

@@ -31,6 +31,9 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
 		}
+		if !a.reportable(u) { // before the work on what it has
+			continue
+		}
 		others := a.othersMay(e, u, over)
 		if others && len(meanwhile) == maxFiles || !others && len(caused) == maxFiles {
 			continue // its list is full
@@ -38,7 +41,7 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		base, _, _ := a.store.Merged(u, a.baseline(e))
 		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
-		if len(added) == 0 || !a.reportable(u) {
+		if len(added) == 0 {
 			continue
 		}
 		dedup.Sort(added)

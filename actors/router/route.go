@@ -116,19 +116,13 @@ func impliedWalk(workspace string, servers []*config.Server, maxDirs int) ([]mes
 				return out, visited
 			}
 			visited++
-			entries, err := os.ReadDir(dir)
+			ls, err := list(dir, ignored)
 			if err != nil {
 				continue
 			}
-			names := make(map[string]bool, len(entries))
-			for _, e := range entries {
-				names[e.Name()] = true
-				if e.IsDir() && !ignored.Ignored(e.Name()) {
-					next = append(next, filepath.Join(dir, e.Name()))
-				}
-			}
+			next = append(next, ls.subdirs...)
 			for _, def := range servers {
-				marker, ok := firstPresent(names, def.RootMarkers)
+				marker, ok := firstPresent(ls.names, def.RootMarkers)
 				if !ok {
 					continue
 				}
@@ -148,6 +142,29 @@ func impliedWalk(workspace string, servers []*config.Server, maxDirs int) ([]mes
 }
 
 // firstPresent returns the first marker (a name or a glob) present in names.
+// listing is a directory read once for a walk: its entries, their names
+// (for root markers) and its subdirectories to walk, ignored ones left out.
+type listing struct {
+	entries []os.DirEntry
+	names   map[string]bool
+	subdirs []string
+}
+
+func list(dir string, ignored paths.Filter) (listing, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return listing{}, err
+	}
+	ls := listing{entries: entries, names: make(map[string]bool, len(entries))}
+	for _, e := range entries {
+		ls.names[e.Name()] = true
+		if e.IsDir() && !ignored.Ignored(e.Name()) {
+			ls.subdirs = append(ls.subdirs, filepath.Join(dir, e.Name()))
+		}
+	}
+	return ls, nil
+}
+
 func firstPresent(names map[string]bool, markers []string) (string, bool) {
 	for _, m := range markers {
 		if !strings.ContainsAny(m, "*?[") {

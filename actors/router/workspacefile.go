@@ -44,36 +44,21 @@ func sourceFile(root string, def *config.Server) string {
 	for read := 0; len(dirs) > 0 && read < maxSourceDirs; read++ {
 		dir := dirs[0]
 		dirs = dirs[1:]
-		entries, err := os.ReadDir(dir)
+		ls, err := list(dir, ignored)
 		if err != nil {
 			continue
 		}
-		if dir != root && holdsMarker(entries, def.RootMarkers) {
+		if _, other := firstPresent(ls.names, def.RootMarkers); other && dir != root {
 			continue
 		}
-		for _, e := range entries {
+		for _, e := range ls.entries {
 			if e.Type().IsRegular() && def.Extensions[strings.ToLower(filepath.Ext(e.Name()))] != "" {
 				return filepath.Join(dir, e.Name())
 			}
 		}
-		for _, e := range entries {
-			if e.IsDir() && !ignored.Ignored(e.Name()) {
-				dirs = append(dirs, filepath.Join(dir, e.Name()))
-			}
-		}
+		dirs = append(dirs, ls.subdirs...)
 	}
 	return ""
-}
-
-func holdsMarker(entries []os.DirEntry, markers []string) bool {
-	for _, e := range entries {
-		for _, m := range markers {
-			if e.Name() == m {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // sourcesFound is the result of the walks for servers that need a file

@@ -216,10 +216,7 @@ func (s *rawSide) edit(ctx context.Context, path, text string, t target, want, o
 // kept open as agentlsp keeps it) gets its new text, as agentlsp re-syncs
 // its open documents from the disk.
 func (s *rawSide) tell(path, text string, onDisk bool) error {
-	s.mu.Lock()
-	open := s.version[path] > 0
-	s.mu.Unlock()
-	if !onDisk || open {
+	if !onDisk || s.isOpen(path) {
 		return s.change(path, text)
 	}
 	return s.conn.Notify("workspace/didChangeWatchedFiles", map[string]any{

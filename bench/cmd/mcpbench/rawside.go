@@ -247,12 +247,16 @@ func (s *rawSide) open(rel string) error {
 
 // ensureOpen opens rel unless it is open; a failure shows in the request.
 func (s *rawSide) ensureOpen(rel string) {
-	s.mu.Lock()
-	open := s.version[rel] > 0
-	s.mu.Unlock()
-	if !open {
+	if !s.isOpen(rel) {
 		_ = s.open(rel)
 	}
+}
+
+// isOpen reports whether gopls has rel open from this client.
+func (s *rawSide) isOpen(rel string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version[rel] > 0
 }
 
 // change sends the full new text of a file, opening it first if needed.
