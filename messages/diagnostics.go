@@ -66,6 +66,10 @@ type PublishedDiagnostics struct {
 	// the server's identifiers), complete as it stands; else a push.
 	Pulled      bool
 	Diagnostics []Diagnostic
+	// View, for a pull: how far the server's view had come when the pull
+	// was asked for (the server actor's count of changes sent to it, as in
+	// DocumentSent): the result describes every change up to it.
+	View uint64
 }
 
 // DocumentSent tells a server actor's observers that a version of a
@@ -77,6 +81,11 @@ type DocumentSent struct {
 	Root     string
 	URI      string
 	Version  int32
+	// View counts the changes sent to the server up to and including this
+	// version (opens, changes, closes, changes on disk forwarded): a pull
+	// asked for before the server's view reached it (PublishedDiagnostics
+	// View) describes a workspace without this change.
+	View uint64
 }
 
 // Progress reports a server's work-done progress ($/progress): Active is

@@ -31,7 +31,7 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
 		}
-		if !a.reportable(u) { // before the work on what it has
+		if !a.reportable(u) || !a.askedAfter(e, u) { // before the work on what it has
 			continue
 		}
 		others := a.othersMay(e, u, over)
@@ -76,7 +76,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		cur = dedup.FilterSeverity(cur, minSev)
 		sess.delivered.Retain(u, cur)
 		unseen := sess.delivered.Unseen(u, cur)
-		if len(unseen) == 0 || !a.reportable(u) {
+		if len(unseen) == 0 || !a.reportable(u) || !a.askedAfter(e, u) {
 			continue
 		}
 		dedup.Sort(unseen)
@@ -98,6 +98,36 @@ func (a *diagnosticsActor) reportable(uri string) bool {
 	}
 	status, _ := a.fileStatus(uri)
 	return status == messages.StatusFresh
+}
+
+// sentView is the latest version of a document sent to a server, and how
+// far the server's view had come with it (DocumentSent).
+type sentView struct {
+	version int32
+	view    uint64
+}
+
+// askedAfter reports whether what e's servers pulled for the other
+// document uri was asked for once each server had e's document as e left
+// it. A pull asked for before describes a workspace without e's change:
+// pyright's answer for a file it had open, about a module deleted on disk
+// in the same round, came in after the answer to the deletion's edit,
+// which named the file fresh with its previous error (its re-pull was
+// still out). A push is not checked: it says nothing of when it was
+// computed.
+func (a *diagnosticsActor) askedAfter(e *edits.Edit, uri string) bool {
+	for _, w := range e.Waits {
+		sent, ok := a.views[store.Key{Server: w.ServerKey, URI: e.URI}]
+		if !ok || sent.version < w.Version {
+			continue // not known: nothing to compare with
+		}
+		en := a.store.Get(store.Key{Server: w.ServerKey, URI: uri})
+		pulled := en.Pull != nil && (en.Push == nil || !en.Push.HasVersion || en.Push.Version <= en.Pull.Version)
+		if pulled && en.Pull.View < sent.view {
+			return false
+		}
+	}
+	return true
 }
 
 // othersChanged returns, sorted, the documents other than e's whose

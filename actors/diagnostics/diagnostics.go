@@ -132,7 +132,8 @@ type diagnosticsActor struct {
 	store    *store.Store
 	edits    *edits.Tracker
 	servers  map[messages.ServerKey]*serverView
-	versions map[store.Key]int32 // latest version an edit synced, for staleness
+	versions map[store.Key]int32    // latest version an edit synced, for staleness
+	views    map[store.Key]sentView // latest version sent, and the server's view with it
 	sessions map[string]*session
 	// subscribed are the sessions with a subscriber, which every
 	// publication is checked against (not every session: a thousand
@@ -207,6 +208,7 @@ func (a *diagnosticsActor) onStarted(ctx actor.Context) {
 	a.edits = edits.New()
 	a.servers = make(map[messages.ServerKey]*serverView)
 	a.versions = make(map[store.Key]int32)
+	a.views = make(map[store.Key]sentView)
 	a.sessions = make(map[string]*session)
 	a.subscribed = make(map[string]*session)
 	if a.cfg.Workspace != "" {
@@ -254,8 +256,8 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 		a.server(server).versioned = true
 	}
 	a.server(server).crash = nil // it serves again
-	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled,
-		&store.Published{Version: m.Version, HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped})
+	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled, &store.Published{Version: m.Version,
+		HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped, View: m.View})
 	if !m.Pulled { // a push may extend the settle window of any edit of that server
 		a.edits.Each(func(e *edits.Edit) { a.edits.Pushed(e, server, m.URI, now) })
 	}

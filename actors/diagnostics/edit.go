@@ -91,6 +91,10 @@ func (a *diagnosticsActor) noteVersion(k store.Key, v int32) {
 // named it, fresh, with an error of its previous text.
 func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
 	k := store.Key{Server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, URI: m.URI}
+	if _, ok := a.views[k]; !ok && len(a.views) >= maxVersions {
+		clear(a.views)
+	}
+	a.views[k] = sentView{version: m.Version, view: m.View}
 	if a.server(k.Server).versioned || a.store.Get(k).Pull != nil {
 		a.noteVersion(k, m.Version)
 	}

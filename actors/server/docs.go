@@ -65,7 +65,8 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 	if !r.Changed || r.Doc == nil || !r.Doc.Open || !a.running() {
 		return
 	}
-	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: r.Doc.URI, Version: r.Doc.Version})
+	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: r.Doc.URI, Version: r.Doc.Version,
+		View: r.Doc.SentSeq})
 	switch {
 	case r.Opened:
 		a.sendOpen(ctx, r.Doc)

@@ -52,7 +52,7 @@ func (a *serverActor) providers() []pulls.Provider {
 // pullDoc pulls one document (after an open, a re-open or a refresh).
 func (a *serverActor) pullDoc(ctx actor.Context, d *docs.Document) {
 	if a.running() {
-		a.sendPulls(ctx, a.pulls.Pull(pullDoc(d), a.providers()))
+		a.sendPulls(ctx, a.pulls.Pull(a.pullTarget(d), a.providers()))
 	}
 }
 
@@ -63,13 +63,15 @@ func (a *serverActor) pullAfterChange(ctx actor.Context, d *docs.Document) {
 		return
 	}
 	others := func(yield func(pulls.Doc)) {
-		a.st.docs.EachOpen(func(o *docs.Document) { yield(pullDoc(o)) })
+		a.st.docs.EachOpen(func(o *docs.Document) { yield(a.pullTarget(o)) })
 	}
-	a.sendPulls(ctx, a.pulls.PullChange(pullDoc(d), others, a.providers()))
+	a.sendPulls(ctx, a.pulls.PullChange(a.pullTarget(d), others, a.providers()))
 }
 
-func pullDoc(d *docs.Document) pulls.Doc {
-	return pulls.Doc{URI: d.URI, Version: d.Version, Seq: d.SentSeq}
+// pullTarget is d to pull now: its result will describe the server's view
+// as it is (View), whatever version of d it is for.
+func (a *serverActor) pullTarget(d *docs.Document) pulls.Doc {
+	return pulls.Doc{URI: d.URI, Version: d.Version, Seq: d.SentSeq, View: a.st.docs.Seq()}
 }
 
 // sendPulls queues the pull calls; one the queue refuses counts as failed,
@@ -116,7 +118,7 @@ func (a *serverActor) publishPulled(ctx actor.Context, results []pulls.Result) {
 	for _, res := range results {
 		a.tellObservers(ctx, &messages.PublishedDiagnostics{
 			ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: res.URI, Version: res.Version, HasVersion: true,
-			Incarnation: a.st.gen, Pulled: true, Diagnostics: res.Diagnostics,
+			Incarnation: a.st.gen, Pulled: true, Diagnostics: res.Diagnostics, View: res.View,
 		})
 	}
 }

@@ -55,3 +55,38 @@ func TestPullDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestPulledResultsSayWhenTheyWereAskedFor: every version sent is
+// announced with the server's view (DocumentSent.View), and every pulled
+// result with the view when its pull was asked for. With inter-file
+// dependencies a change re-pulls the other open documents: their results
+// are asked for at or after the change's view; the first pull of the
+// other document, before the change, was not.
+func TestPulledResultsSayWhenTheyWereAskedFor(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--pull", "--inter-file", "--no-push")
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	const other = "file:///work/b.fake"
+	sent := func(uri string, version int32) *messages.DocumentSent {
+		return h.Await("sent "+uri, 30*time.Second, func(e any) bool {
+			s, ok := e.(*messages.DocumentSent)
+			return ok && s.URI == uri && s.Version == version
+		}).(*messages.DocumentSent)
+	}
+	h.Open(pid, other, "b // ERROR: b\n")
+	first := h.AwaitDiagnostics(other, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 1 })
+	h.Open(pid, docURI, "a\n")
+	h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 1 })
+	h.Change(pid, docURI, "a // ERROR: a\n")
+	change := sent(docURI, 2)
+	if first.View >= change.View || change.View == 0 {
+		t.Errorf("first pull of %s asked for at view %d, the change sent at view %d: want it before", other, first.View, change.View)
+	}
+	again := h.AwaitDiagnostics(other, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.View > first.View })
+	own := h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 2 })
+	if again.View < change.View || own.View < change.View {
+		t.Errorf("after the change (view %d): %s re-pulled at view %d, %s at %d; want both at or after it",
+			change.View, other, again.View, docURI, own.View)
+	}
+}

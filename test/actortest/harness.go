@@ -49,7 +49,7 @@ func New(t *testing.T) *Harness {
 	h.base = testenv.Actors(h.Sys)
 	h.Probe = h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
 		switch m := ctx.Message().(type) {
-		case *messages.StateChanged, *messages.PublishedDiagnostics, *messages.Progress:
+		case *messages.StateChanged, *messages.PublishedDiagnostics, *messages.Progress, *messages.DocumentSent:
 			h.mu.Lock()
 			h.events = append(h.events, m)
 			h.mu.Unlock()

@@ -44,7 +44,8 @@ type Published struct {
 	HasVersion bool
 	At         time.Time
 	Diags      []messages.Diagnostic
-	Dropped    int // beyond the per-key cap
+	Dropped    int    // beyond the per-key cap
+	View       uint64 // a pull's: the server's view when it was asked for
 }
 
 // Entry is the latest push and the latest pull result of a document.

@@ -41,18 +41,22 @@ type Request struct {
 }
 
 // Doc is an open document: its URI, version and when it last changed (a
-// larger Seq is more recent).
+// larger Seq is more recent); View is how far the server's view had come
+// when the pull was asked for (the document store's Seq then).
 type Doc struct {
 	URI     string
 	Version int32
 	Seq     uint64
+	View    uint64
 }
 
 // Result is a document's combined pull result, ready to publish: every
-// provider's items for Version.
+// provider's items for Version, asked for once the server's view had come
+// to View.
 type Result struct {
 	URI         string
 	Version     int32
+	View        uint64
 	Diagnostics []messages.Diagnostic
 }
 
@@ -69,6 +73,7 @@ type Report struct {
 // state is one document's pull state.
 type state struct {
 	version   int32  // the version the round in flight pulls for
+	view      uint64 // the server's view when the round was asked for
 	left      int    // requests of the round not answered
 	again     *Doc   // a newer version asked for during the round
 	againOf   *group // the change that asked for it (its held result waits for it)
@@ -168,7 +173,7 @@ func (s *Scheduler) pullCounted(d Doc, provs []Provider, g *group, counted bool)
 		}
 		return nil
 	}
-	st.version, st.left, st.group = d.Version, len(provs), g
+	st.version, st.view, st.left, st.group = d.Version, d.View, len(provs), g
 	if g != nil && !counted {
 		g.left++
 	}
@@ -250,7 +255,7 @@ func (st *state) result(uri string) Result {
 	for _, id := range idents {
 		all = append(all, st.items[id]...)
 	}
-	return Result{URI: uri, Version: st.version, Diagnostics: all}
+	return Result{URI: uri, Version: st.version, View: st.view, Diagnostics: all}
 }
 
 // Forget drops a closed document's state; a round in flight is ignored

@@ -24,11 +24,11 @@ func full(msgs ...string) pulls.Report {
 func TestOneRoundAtATimeAndUnchanged(t *testing.T) {
 	s := pulls.New()
 	provs := []pulls.Provider{{Identifier: "a"}, {Identifier: "b"}}
-	reqs := s.Pull(pulls.Doc{URI: "u", Version: 1}, provs)
+	reqs := s.Pull(pulls.Doc{URI: "u", Version: 1, View: 7}, provs)
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %v, want one per provider", reqs)
 	}
-	if again := s.Pull(pulls.Doc{URI: "u", Version: 2}, provs); again != nil {
+	if again := s.Pull(pulls.Doc{URI: "u", Version: 2, View: 9}, provs); again != nil {
 		t.Errorf("a second round during the first = %v, want none yet", again)
 	}
 	pub, next := s.Done("u", 1, "a", pulls.Report{Kind: "full", ResultID: "r1", Items: full("x").Items}, provs)
@@ -36,8 +36,8 @@ func TestOneRoundAtATimeAndUnchanged(t *testing.T) {
 		t.Errorf("half a round published %v, %v", pub, next)
 	}
 	pub, next = s.Done("u", 1, "b", full("y"), provs)
-	if len(pub) != 1 || pub[0].Version != 1 || len(pub[0].Diagnostics) != 2 {
-		t.Errorf("round 1 published %+v, want version 1 with x and y", pub)
+	if len(pub) != 1 || pub[0].Version != 1 || len(pub[0].Diagnostics) != 2 || pub[0].View != 7 {
+		t.Errorf("round 1 published %+v, want version 1 with x and y, asked for at view 7", pub)
 	}
 	if len(next) != 2 || next[0].Version != 2 || next[0].PreviousResultID != "r1" {
 		t.Errorf("the round asked for meanwhile = %+v, want version 2 with previousResultId r1", next)
@@ -47,11 +47,11 @@ func TestOneRoundAtATimeAndUnchanged(t *testing.T) {
 	if len(pub) != 0 {
 		t.Errorf("a round with a failed pull published %+v: the old items would pass for version 2's", pub)
 	}
-	s.Pull(pulls.Doc{URI: "u", Version: 3}, provs)
+	s.Pull(pulls.Doc{URI: "u", Version: 3, View: 12}, provs)
 	s.Done("u", 3, "a", pulls.Report{Kind: "unchanged", ResultID: "r1"}, provs)
 	pub, _ = s.Done("u", 3, "b", full("y"), provs)
-	if len(pub) != 1 || len(pub[0].Diagnostics) != 2 {
-		t.Errorf("an unchanged report keeps the previous items: %+v", pub)
+	if len(pub) != 1 || len(pub[0].Diagnostics) != 2 || pub[0].View != 12 {
+		t.Errorf("an unchanged report keeps the previous items, and says when it was asked for: %+v", pub)
 	}
 }
 
