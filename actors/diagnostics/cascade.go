@@ -26,12 +26,12 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 	if len(uris) == 0 {
 		return nil, nil
 	}
-	over := a.edits.Overlapping(e)
+	over, views := a.edits.Overlapping(e), a.editViews(e)
 	for _, u := range uris {
 		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
 			break
 		}
-		if !a.reportable(u) || !a.askedAfter(e, u) { // before the work on what it has
+		if !a.reportable(u) || !a.askedAfter(views, u) { // before the work on what it has
 			continue
 		}
 		others := a.othersMay(e, u, over)
@@ -67,6 +67,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	}
 	sess := a.session(e.Session)
 	uris := a.othersChanged(e, a.toldSince(e))
+	views := a.editViews(e)
 	var out []messages.FileReport
 	for _, u := range uris {
 		if len(out) == maxFiles {
@@ -76,7 +77,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		cur = dedup.FilterSeverity(cur, minSev)
 		sess.delivered.Retain(u, cur)
 		unseen := sess.delivered.Unseen(u, cur)
-		if len(unseen) == 0 || !a.reportable(u) || !a.askedAfter(e, u) {
+		if len(unseen) == 0 || !a.reportable(u) || !a.askedAfter(views, u) {
 			continue
 		}
 		dedup.Sort(unseen)
@@ -107,23 +108,39 @@ type sentView struct {
 	view    uint64
 }
 
-// askedAfter reports whether what e's servers pulled for the other
-// document uri was asked for once each server had e's document as e left
-// it. A pull asked for before describes a workspace without e's change:
-// pyright's answer for a file it had open, about a module deleted on disk
-// in the same round, came in after the answer to the deletion's edit,
-// which named the file fresh with its previous error (its re-pull was
-// still out). A push is not checked: it says nothing of when it was
-// computed.
-func (a *diagnosticsActor) askedAfter(e *edits.Edit, uri string) bool {
+// sentOf is the view a server had with the document of an edit as the edit
+// left it.
+type sentOf struct {
+	server messages.ServerKey
+	view   uint64
+}
+
+// editViews returns, for each server e waits for, the view it had with
+// e's document as e left it; servers whose send is not known are left out
+// (nothing to compare with). Taken once for all the files of an answer.
+func (a *diagnosticsActor) editViews(e *edits.Edit) []sentOf {
+	var out []sentOf
 	for _, w := range e.Waits {
-		sent, ok := a.views[store.Key{Server: w.ServerKey, URI: e.URI}]
-		if !ok || sent.version < w.Version {
-			continue // not known: nothing to compare with
+		if sent, ok := a.views[store.Key{Server: w.ServerKey, URI: e.URI}]; ok && sent.version >= w.Version {
+			out = append(out, sentOf{server: w.ServerKey, view: sent.view})
 		}
-		en := a.store.Get(store.Key{Server: w.ServerKey, URI: uri})
+	}
+	return out
+}
+
+// askedAfter reports whether what the servers pulled for the other
+// document uri was asked for once each had the edit's document as the
+// edit left it (views: editViews). A pull asked for before describes a
+// workspace without the edit's change: pyright's answer for a file it had
+// open, about a module deleted on disk in the same round, came in after
+// the answer to the deletion's edit, which named the file fresh with its
+// previous error (its re-pull was still out). A push is not checked: it
+// says nothing of when it was computed.
+func (a *diagnosticsActor) askedAfter(views []sentOf, uri string) bool {
+	for _, v := range views {
+		en := a.store.Get(store.Key{Server: v.server, URI: uri})
 		pulled := en.Pull != nil && (en.Push == nil || !en.Push.HasVersion || en.Push.Version <= en.Pull.Version)
-		if pulled && en.Pull.View < sent.view {
+		if pulled && en.Pull.View < v.view {
 			return false
 		}
 	}
