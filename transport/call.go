@@ -209,27 +209,36 @@ func (c *Conn) Notify(method string, params any) error {
 
 // write writes a request or notification on the writer goroutine; a
 // failure ends the connection (the stream is unusable).
-func (c *Conn) write(id *jsonrpc2.ID, method string, params json.RawMessage) {
-	data, err := encodeRequest(id, method, params)
+func (c *Conn) write(id *jsonrpc2.ID, method string, params wireParams) {
+	frame, err := requestFrame(id, method, params)
 	if err != nil {
 		c.end(fmt.Errorf("%w: %s: %w", ErrWriteFailed, method, err))
 		return
 	}
-	if _, err := c.stream.writeFrame(c.life, data); err != nil {
+	if _, err := c.stream.writeRaw(c.life, frame); err != nil {
 		c.end(fmt.Errorf("%s: %w", method, err)) // wraps ErrWriteFailed
 	}
 }
 
+// wireParams are a message's params as JSON. compact says json.Marshal
+// wrote them (valid and compact: they are written as they are); raw JSON
+// a caller handed in is checked and compacted when written.
+type wireParams struct {
+	raw     json.RawMessage
+	compact bool
+}
+
 // marshalParams encodes params once, on the caller's goroutine; raw JSON
 // is taken as it is.
-func marshalParams(params any) (json.RawMessage, error) {
+func marshalParams(params any) (wireParams, error) {
 	switch p := params.(type) {
 	case nil:
-		return nil, nil
+		return wireParams{}, nil
 	case json.RawMessage:
-		return p, nil
+		return wireParams{raw: p}, nil
 	}
-	return json.Marshal(params)
+	raw, err := json.Marshal(params)
+	return wireParams{raw: raw, compact: true}, err
 }
 
 // endErr returns the connection's end cause when it has one, else err.

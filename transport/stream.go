@@ -215,6 +215,16 @@ func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, e
 
 // writeFrame writes data as one frame.
 func (s *frameStream) writeFrame(ctx context.Context, data []byte) (int64, error) {
+	frame := make([]byte, 0, len(data)+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(len(data)), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, data...)
+	return s.writeRaw(ctx, frame)
+}
+
+// writeRaw writes frame, header included.
+func (s *frameStream) writeRaw(ctx context.Context, frame []byte) (int64, error) {
 	if d, ok := s.out.(deadliner); ok {
 		deadline := time.Now().Add(s.writeTimeout)
 		if cd, ok := ctx.Deadline(); ok && cd.Before(deadline) && cd.After(time.Now()) {
@@ -222,11 +232,6 @@ func (s *frameStream) writeFrame(ctx context.Context, data []byte) (int64, error
 		}
 		_ = d.SetWriteDeadline(deadline)
 	}
-	frame := make([]byte, 0, len(data)+32)
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(len(data)), 10)
-	frame = append(frame, "\r\n\r\n"...)
-	frame = append(frame, data...)
 	n, err := s.out.Write(frame)
 	if err != nil {
 		return int64(n), fmt.Errorf("%w: %w", ErrWriteFailed, err)
@@ -249,11 +254,55 @@ type wireMessage struct {
 	Error   *jsonrpc2.Error  `json:"error,omitempty"`
 }
 
-// encodeRequest encodes a call (id not nil) or a notification whose
-// params are already JSON: they are written as they are, without the
-// second pass jsonrpc2.NewCall's json.Marshal would make over them.
-func encodeRequest(id *jsonrpc2.ID, method string, params json.RawMessage) ([]byte, error) {
-	return json.Marshal(wireMessage{JSONRPC: "2.0", ID: id, Method: method, Params: omitNull(params)})
+// frameRoom is the room a frame's body leaves before it for the header.
+const frameRoom = len("Content-Length: \r\n\r\n") + 20
+
+// requestFrame encodes a call (id not nil) or a notification as one
+// frame, header and body in one buffer. The body is json.Marshal's of a
+// wireMessage, byte for byte, but params json.Marshal wrote are appended as they are:
+// json.Marshal of the envelope scanned and copied them once more, the
+// largest part of its work for a didOpen or didChange.
+func requestFrame(id *jsonrpc2.ID, method string, params wireParams) ([]byte, error) {
+	raw := omitNull(params.raw)
+	if len(raw) > 0 && !params.compact {
+		var err error
+		if raw, err = json.Marshal(raw); err != nil { // checks and compacts, as the envelope's Marshal did
+			return nil, err
+		}
+	}
+	buf := make([]byte, frameRoom, frameRoom+len(raw)+len(method)+48)
+	buf = append(buf, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		b, err := id.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		buf = append(append(buf, `,"id":`...), b...)
+	}
+	if method != "" {
+		buf = appendJSONString(append(buf, `,"method":`...), method)
+	}
+	if len(raw) > 0 {
+		buf = append(append(buf, `,"params":`...), raw...)
+	}
+	buf = append(buf, '}')
+	hdr := strconv.AppendInt(append(make([]byte, 0, frameRoom), "Content-Length: "...), int64(len(buf)-frameRoom), 10)
+	hdr = append(hdr, "\r\n\r\n"...)
+	start := frameRoom - len(hdr)
+	copy(buf[start:], hdr)
+	return buf[start:], nil
+}
+
+// appendJSONString appends s as json.Marshal writes it: as it is when
+// it holds only printable ASCII that needs no escape (every LSP method).
+func appendJSONString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // a string always encodes
+			return append(buf, b...)
+		}
+	}
+	return append(append(append(buf, '"'), s...), '"')
 }
 
 // encodeResponse encodes the answer to a server request.

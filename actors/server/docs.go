@@ -76,7 +76,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 			// A touch: a new diagnosis of the same text. clangd skips
 			// unchanged text and publishes nothing for the new version,
 			// unless told to rebuild (its own extension of didChange).
-			change["forceRebuild"] = true
+			change.ForceRebuild = true
 		}
 		a.notify(ctx, "textDocument/didChange", change)
 		a.pullAfterChange(ctx, r.Doc)

@@ -88,14 +88,19 @@ func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
 }
 
 func pullParams(r *pulls.Request) any {
-	params := map[string]any{"textDocument": map[string]string{"uri": r.URI}}
-	if r.Identifier != "" {
-		params["identifier"] = r.Identifier
-	}
-	if r.PreviousResultID != "" {
-		params["previousResultId"] = r.PreviousResultID
-	}
-	return params
+	return pullRequest{TextDocument: textDocumentID{URI: r.URI}, Identifier: r.Identifier, PreviousResultID: r.PreviousResultID}
+}
+
+// pullRequest are textDocument/diagnostic's params.
+type pullRequest struct {
+	TextDocument     textDocumentID `json:"textDocument"`
+	Identifier       string         `json:"identifier,omitempty"`
+	PreviousResultID string         `json:"previousResultId,omitempty"`
+}
+
+// textDocumentID names a document in a request's params.
+type textDocumentID struct {
+	URI string `json:"uri"`
 }
 
 // onPullDone records one pull's answer and publishes what it completes.

@@ -4,7 +4,8 @@ import "github.com/agentlsp/agentlsp/textpos"
 
 // The LSP notifications that carry document state, as JSON-ready values.
 // protocol's TextDocumentContentChangeEvent cannot leave the range out, so
-// these are written as maps and small structs of our own.
+// these are written as small structs of our own (a struct encodes without
+// the sorting and reflection a map's encoding costs).
 
 type (
 	textDocumentID struct {
@@ -39,14 +40,26 @@ type (
 
 // DidOpen is the didOpen params of d.
 func DidOpen(d *Document) any {
-	return map[string]any{"textDocument": textDocumentItem{
-		URI: d.URI, LanguageID: d.LanguageID, Version: d.Version, Text: d.Text}}
+	return openParams{TextDocument: textDocumentItem{URI: d.URI, LanguageID: d.LanguageID, Version: d.Version, Text: d.Text}}
+}
+
+// ChangeParams are didChange's params. ForceRebuild is clangd's extension
+// (a touch: diagnose the same text again).
+type ChangeParams struct {
+	TextDocument   versionedID `json:"textDocument"`
+	ContentChanges []any       `json:"contentChanges"`
+	ForceRebuild   bool        `json:"forceRebuild,omitempty"`
+}
+
+// openParams are didOpen's params.
+type openParams struct {
+	TextDocument textDocumentItem `json:"textDocument"`
 }
 
 // DidChange is the didChange params that take the server from old to d's
 // text: one incremental edit when the server asked for incremental sync,
 // the full text otherwise.
-func DidChange(d *Document, old string, sync Sync) map[string]any {
+func DidChange(d *Document, old string, sync Sync) *ChangeParams {
 	var change any = fullChange{Text: d.Text}
 	if sync.Kind == 2 {
 		e := textpos.Change(old, d.Text, sync.Encoding)
@@ -55,10 +68,7 @@ func DidChange(d *Document, old string, sync Sync) map[string]any {
 			Text:  e.Text,
 		}
 	}
-	return map[string]any{
-		"textDocument":   versionedID{URI: d.URI, Version: d.Version},
-		"contentChanges": []any{change},
-	}
+	return &ChangeParams{TextDocument: versionedID{URI: d.URI, Version: d.Version}, ContentChanges: []any{change}}
 }
 
 // DidSave is the didSave params of uri.
