@@ -1,6 +1,8 @@
 package dedup
 
 import (
+	"slices"
+
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -17,11 +19,8 @@ import (
 // A Delivered is not safe for concurrent use: it is owned by one actor.
 // None of its methods blocks.
 type Delivered struct {
-	files *lru.Cache[string, keySet]
+	files *lru.Cache[string, *keySet]
 }
-
-// keySet is the set of Keys delivered for one file.
-type keySet map[Key]struct{}
 
 // NewDelivered returns an empty Delivered that remembers at most maxFiles
 // files; maxFiles <= 0 means MaxFiles.
@@ -29,7 +28,7 @@ func NewDelivered(maxFiles int) *Delivered {
 	if maxFiles <= 0 {
 		maxFiles = MaxFiles
 	}
-	files, err := lru.New[string, keySet](maxFiles)
+	files, err := lru.New[string, *keySet](maxFiles)
 	if err != nil { // only for a size <= 0, excluded above
 		panic(err)
 	}
@@ -66,16 +65,32 @@ func (d *Delivered) Sync(uri string, current []messages.Diagnostic) (fresh []mes
 func (d *Delivered) Unseen(uri string, ds []messages.Diagnostic) []messages.Diagnostic {
 	seen, _ := d.files.Peek(uri)
 	var fresh []messages.Diagnostic
-	returned := make(map[Key]struct{})
+	var returned map[Key]struct{} // past SmallSet: fresh is searched pair by pair up to there
 	for _, diag := range ds {
 		k := KeyOf(diag)
-		if _, ok := seen[k]; ok {
+		if seen.has(k) {
 			continue
 		}
-		if _, ok := returned[k]; ok {
-			continue
+		switch {
+		case returned != nil:
+			if _, ok := returned[k]; ok {
+				continue
+			}
+			returned[k] = struct{}{}
+		case len(fresh) < SmallSet:
+			if Contains(fresh, diag) {
+				continue
+			}
+		default:
+			returned = make(map[Key]struct{}, 2*len(fresh))
+			for _, f := range fresh {
+				returned[KeyOf(f)] = struct{}{}
+			}
+			if _, ok := returned[k]; ok {
+				continue
+			}
+			returned[k] = struct{}{}
 		}
-		returned[k] = struct{}{}
 		fresh = append(fresh, diag)
 	}
 	return fresh
@@ -90,14 +105,14 @@ func (d *Delivered) Mark(uri string, ds []messages.Diagnostic) {
 	}
 	set, ok := d.files.Get(uri)
 	if !ok {
-		set = make(keySet, min(len(ds), MaxKeysPerFile))
+		set = &keySet{}
 		d.files.Add(uri, set)
 	}
 	for _, diag := range ds {
-		if len(set) >= MaxKeysPerFile {
+		if set.len() >= MaxKeysPerFile {
 			return
 		}
-		set[KeyOf(diag)] = struct{}{}
+		set.add(KeyOf(diag))
 	}
 }
 
@@ -109,13 +124,13 @@ func (d *Delivered) Retain(uri string, current []messages.Diagnostic) {
 	if !ok {
 		return
 	}
-	keep := countKeys(current)
-	for k := range set {
-		if keep[k] == 0 {
-			delete(set, k)
-		}
+	if len(current) <= SmallSet {
+		set.retain(func(k Key) bool { return containsKey(current, k) })
+	} else {
+		keep := countKeys(current)
+		set.retain(func(k Key) bool { return keep[k] > 0 })
 	}
-	if len(set) == 0 {
+	if set.len() == 0 {
 		d.files.Remove(uri)
 	}
 }
@@ -129,4 +144,60 @@ func (d *Delivered) Forget(uri string) {
 // Len returns the number of files remembered, at most the file limit.
 func (d *Delivered) Len() int {
 	return d.files.Len()
+}
+
+// keySet is the set of Keys delivered for one file: a slice while it is
+// small (a file's few diagnostics, marked and dropped at every edit: a map
+// each time was most of what an answer allocated), a map past SmallSet.
+// A nil *keySet is empty.
+type keySet struct {
+	small []Key
+	big   map[Key]struct{} // once set, holds every key
+}
+
+func (s *keySet) has(k Key) bool {
+	switch {
+	case s == nil:
+		return false
+	case s.big != nil:
+		_, ok := s.big[k]
+		return ok
+	}
+	return slices.Contains(s.small, k)
+}
+
+func (s *keySet) len() int {
+	if s.big != nil {
+		return len(s.big)
+	}
+	return len(s.small)
+}
+
+func (s *keySet) add(k Key) {
+	switch {
+	case s.big != nil:
+		s.big[k] = struct{}{}
+	case slices.Contains(s.small, k):
+	case len(s.small) < SmallSet:
+		s.small = append(s.small, k)
+	default:
+		s.big = make(map[Key]struct{}, 2*SmallSet)
+		for _, o := range s.small {
+			s.big[o] = struct{}{}
+		}
+		s.big[k], s.small = struct{}{}, nil
+	}
+}
+
+// retain drops the keys keep refuses.
+func (s *keySet) retain(keep func(Key) bool) {
+	if s.big != nil {
+		for k := range s.big {
+			if !keep(k) {
+				delete(s.big, k)
+			}
+		}
+		return
+	}
+	s.small = slices.DeleteFunc(s.small, func(k Key) bool { return !keep(k) })
 }

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,7 +159,7 @@ func TestDeliveredMaxFiles(t *testing.T) {
 func keyCount(d *Delivered) int {
 	n := 0
 	for _, set := range d.files.Values() {
-		n += len(set)
+		n += set.len()
 	}
 	return n
 }
@@ -210,5 +211,56 @@ func TestDeliveredSteadyStateAllocs(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() { d.Filter("f", ds) })
 	if allocs > 2 {
 		t.Errorf("Filter(f, delivered) allocs = %v, want <= 2", allocs)
+	}
+}
+
+// TestUnseenAndRetainAnySize: Unseen and Retain answer as the plain
+// definitions do, below and above the size where they stop comparing
+// diagnostics pair by pair.
+func TestUnseenAndRetainAnySize(t *testing.T) {
+	var pool []messages.Diagnostic
+	for i := range 3 * SmallSet {
+		pool = append(pool, diag(sevError, uint32(i), 0, "x"))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := func(n int) []messages.Diagnostic {
+		ds := make([]messages.Diagnostic, n)
+		for i := range ds {
+			ds[i] = pool[rng.IntN(len(pool))]
+		}
+		return ds
+	}
+	for range 500 {
+		d := NewDelivered(0)
+		marked, ds := pick(rng.IntN(2*SmallSet)), pick(rng.IntN(4*SmallSet))
+		d.Mark("u", marked)
+		var want []messages.Diagnostic
+		for _, x := range ds {
+			if !Contains(marked, x) && !Contains(want, x) {
+				want = append(want, x)
+			}
+		}
+		if got := d.Unseen("u", ds); !cmp.Equal(got, want) {
+			t.Fatalf("Unseen(%v) after Mark(%v) = %v, want %v", ds, marked, got, want)
+		}
+		d.Retain("u", ds)
+		var kept []messages.Diagnostic
+		for _, x := range marked {
+			if Contains(ds, x) && !Contains(kept, x) {
+				kept = append(kept, x)
+			}
+		}
+		if got := d.Unseen("u", kept); len(got) != 0 {
+			t.Fatalf("Retain(%v) after Mark(%v) forgot %v", ds, marked, got)
+		}
+		var gone []messages.Diagnostic
+		for _, x := range marked {
+			if !Contains(kept, x) && !Contains(gone, x) {
+				gone = append(gone, x)
+			}
+		}
+		if got := d.Unseen("u", marked); !cmp.Equal(got, gone) {
+			t.Fatalf("Retain(%v) after Mark(%v): Unseen(marked) = %v, want %v", ds, marked, got, gone)
+		}
 	}
 }

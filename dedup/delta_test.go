@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,5 +56,28 @@ func TestDelta(t *testing.T) {
 					tt.before, tt.after, diff)
 			}
 		})
+	}
+}
+
+// TestSmallDeltaIsMapDelta: the pair-by-pair Delta of small sets answers
+// as the map's, duplicates and order included, on every kind of overlap.
+func TestSmallDeltaIsMapDelta(t *testing.T) {
+	pool := []messages.Diagnostic{diag(sevError, 1, 0, "a"), diag(sevError, 1, 0, "b"), diag(sevWarn, 1, 0, "a"),
+		diag(sevError, 2, 0, "a")}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func() []messages.Diagnostic {
+		var ds []messages.Diagnostic
+		for range rng.IntN(SmallSet + 1) {
+			ds = append(ds, pool[rng.IntN(len(pool))])
+		}
+		return ds
+	}
+	for range 2000 {
+		before, after := pick(), pick()
+		a1, r1, k1 := smallDelta(before, after)
+		a2, r2, k2 := mapDelta(before, after)
+		if diff := cmp.Diff([][]messages.Diagnostic{a2, r2, k2}, [][]messages.Diagnostic{a1, r1, k1}); diff != "" {
+			t.Fatalf("smallDelta(%v, %v) differs from mapDelta (-map +small):\n%s", before, after, diff)
+		}
 	}
 }

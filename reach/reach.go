@@ -62,12 +62,37 @@ type Reach struct {
 // Reaches reports whether a change to the file from whose Reach r is can
 // change the diagnostics of file to.
 func (r *Reach) Reaches(to string) Verdict {
+	return r.ReachesTarget(TargetOf(to))
+}
+
+// Target is a file asked about, its language and directory found once for
+// the many reaches asked whether they reach it.
+type Target struct {
+	path, dir string
+	lang      language
+}
+
+// TargetOf returns the Target of file to.
+func TargetOf(to string) Target {
+	t := Target{path: to, lang: langOf(to)}
+	if t.lang != nil && t.lang.byDir() {
+		t.dir = filepath.Dir(to)
+	}
+	return t
+}
+
+// Known reports whether any Reach can say No for t: false for a file of a
+// language whose rules are not known here, which every change may reach.
+func (t Target) Known() bool { return t.lang != nil }
+
+// ReachesTarget is Reaches for a file's Target.
+func (r *Reach) ReachesTarget(t Target) Verdict {
 	switch {
-	case r == nil || r.lang == nil || langOf(to) == nil:
+	case r == nil || r.lang == nil || t.lang == nil:
 		return Unknown
-	case langOf(to) != r.lang:
+	case t.lang != r.lang:
 		return No // another language's file: no import crosses
-	case r.files[to] || r.lang.byDir() && r.dirs[filepath.Dir(to)]:
+	case r.files[t.path] || t.dir != "" && r.dirs[t.dir]:
 		return Yes
 	}
 	return No

@@ -1,9 +1,9 @@
 package diagnostics
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -129,52 +129,99 @@ func (a *diagnosticsActor) othersMay(e *edits.Edit, uri string, over []*edits.Ed
 // causes finds what attribute names; without name it stops at the first
 // cause and names none.
 func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit, name bool) (why []string, found bool) {
-	path := paths.FromURI(uri)
-	more := 0
-	add := func(reason func() string) (stop bool) {
-		found = true
-		switch {
-		case !name:
-			return true
-		case len(why) < maxReasons:
-			why = append(why, reason())
-		default:
-			more++
-		}
-		return false
+	to := reach.TargetOf(paths.FromURI(uri))
+	c := causeList{name: name}
+	if name {
+		c.why = make([]string, 0, maxReasons+2) // the names, "and N more", "cause unknown"
 	}
-	unreachable := e.Reach != nil && e.Reach.Reaches(path) == reach.No
-	if unreachable && add(func() string { return "not reachable from " + filepath.Base(paths.FromURI(e.URI)) }) {
-		return nil, true
+	unreachable := e.Reach != nil && e.Reach.ReachesTarget(to) == reach.No
+	if unreachable {
+		switch c.add() {
+		case causeStop:
+			return nil, true
+		case causeNamed:
+			c.why = append(c.why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
+		}
 	}
 	for _, o := range over {
 		if o.Session == e.Session && o.URI == e.URI {
 			continue // the same change, tried again
 		}
-		if (o.Reach == nil || o.Reach.Reaches(path) != reach.No) && add(func() string {
-			return "session " + o.Session + "'s edit of " + filepath.Base(paths.FromURI(o.URI))
-		}) {
+		if o.Reach != nil && o.Reach.ReachesTarget(to) == reach.No {
+			continue
+		}
+		switch c.add() {
+		case causeStop:
 			return nil, true
+		case causeNamed:
+			c.why = append(c.why, "session "+o.Session+"'s edit of "+filepath.Base(paths.FromURI(o.URI)))
 		}
 	}
 	// a.disk is in the order the changes came: those since the edit
 	// (less the lookback) are its tail.
 	since := e.Started.Add(-overlapLookback)
 	first := sort.Search(len(a.disk), func(i int) bool { return !a.disk[i].at.Before(since) })
-	for _, d := range a.disk[first:] {
-		if (d.reach == nil || d.reach.Reaches(path) != reach.No) &&
-			add(func() string { return "a change on disk to " + d.path }) {
+	for i, d := range a.disk[first:] {
+		if c.full() && !to.Known() { // every change may reach it: count the rest at once
+			c.more += len(a.disk) - first - i
+			break
+		}
+		if d.reach != nil && d.reach.ReachesTarget(to) == reach.No {
+			continue
+		}
+		switch c.add() {
+		case causeStop:
 			return nil, true
+		case causeNamed:
+			c.why = append(c.why, "a change on disk to "+d.path)
 		}
 	}
-	if more > 0 {
-		why = append(why, fmt.Sprintf("and %d more %s", more, plural(more, "change")))
+	why = c.why
+	if c.more > 0 {
+		why = append(why, "and "+strconv.Itoa(c.more)+" more "+plural(c.more, "change"))
 	}
 	if len(why) == 1 && unreachable {
 		why = append(why, "cause unknown")
 	}
-	return why, found
+	if len(why) == 0 {
+		why = nil
+	}
+	return why, c.found
 }
+
+// causeList collects the causes causes finds: the first maxReasons named,
+// the rest counted. Each cause is added first; only one add says is to be
+// named is formatted (naming every overlapping change, to count most of
+// them, was most of an answer's work with 64 agents editing).
+type causeList struct {
+	name  bool // name them; else stop at the first
+	found bool
+	why   []string
+	more  int
+}
+
+// What add says of a cause.
+const (
+	causeCounted = iota // beyond maxReasons: counted in more
+	causeNamed          // the caller names it in why
+	causeStop           // nothing is named: the first cause decides
+)
+
+func (c *causeList) add() int {
+	c.found = true
+	switch {
+	case !c.name:
+		return causeStop
+	case len(c.why) < maxReasons:
+		return causeNamed
+	}
+	c.more++
+	return causeCounted
+}
+
+// full reports whether every name is taken: what is found from here on
+// is only counted.
+func (c *causeList) full() bool { return c.name && len(c.why) >= maxReasons }
 
 func plural(n int, noun string) string {
 	if n == 1 {

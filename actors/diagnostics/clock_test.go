@@ -273,8 +273,16 @@ func TestTimeoutAfterACrashNamesIt(t *testing.T) {
 
 // An error that appeared in another file while many changes overlapped the
 // edit is reported as changed meanwhile, naming the first few changes and
-// counting the rest.
+// counting the rest: in a file of a language whose imports are read (Go)
+// and in one whose are not (every change may reach it, and is counted at
+// once past the names).
 func TestMeanwhileNamesAFewChanges(t *testing.T) {
+	for _, uri := range []string{"file:///r/b.go", "file:///r/b.txt"} {
+		t.Run(uri, func(t *testing.T) { meanwhileNamesAFewChanges(t, uri) })
+	}
+}
+
+func meanwhileNamesAFewChanges(t *testing.T, uri string) {
 	c := newClocked(t)
 	c.send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI})
 	var changes []messages.FileChange
@@ -283,7 +291,7 @@ func TestMeanwhileNamesAFewChanges(t *testing.T) {
 	}
 	c.send(&messages.FilesChanged{Workspace: "/r", Changes: changes})
 	other := publish(1, "broken meanwhile")
-	other.URI = "file:///r/b.go"
+	other.URI = uri
 	c.send(other)
 	c.await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI,
 		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 2}},

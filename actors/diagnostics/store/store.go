@@ -18,6 +18,8 @@
 package store
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"time"
 
@@ -86,13 +88,23 @@ func (e Entry) Latest() int32 {
 	return v
 }
 
-// Union returns a followed by the diagnostics of b not in a.
+// Union returns a followed by the diagnostics of b not in a (nor earlier
+// in b), in a new slice unless b is empty.
 func Union(a, b []messages.Diagnostic) []messages.Diagnostic {
 	if len(b) == 0 {
 		return a
 	}
+	out := make([]messages.Diagnostic, len(a), len(a)+len(b))
+	copy(out, a)
+	if len(a)+len(b) <= dedup.SmallSet { // no map: a document's few diagnostics
+		for _, d := range b {
+			if !dedup.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
 	seen := make(map[dedup.Key]bool, len(a))
-	out := append([]messages.Diagnostic(nil), a...)
 	for _, d := range a {
 		seen[dedup.KeyOf(d)] = true
 	}
@@ -134,7 +146,7 @@ type serverLog struct {
 type Store struct {
 	maxKeys int
 	entries map[Key]*stored
-	byURI   map[string]map[messages.ServerKey]bool
+	byURI   map[string][]messages.ServerKey // sorted; a slice is never changed once stored (Servers hands it out)
 	seq     uint64
 	logs    map[messages.ServerKey]*serverLog
 }
@@ -144,7 +156,7 @@ func New(maxKeys int) *Store {
 	if maxKeys <= 0 {
 		maxKeys = MaxKeys
 	}
-	return &Store{maxKeys: maxKeys, entries: make(map[Key]*stored), byURI: make(map[string]map[messages.ServerKey]bool),
+	return &Store{maxKeys: maxKeys, entries: make(map[Key]*stored), byURI: make(map[string][]messages.ServerKey),
 		logs: make(map[messages.ServerKey]*serverLog)}
 }
 
@@ -191,12 +203,7 @@ func (s *Store) Write(k Key, pulled bool, p *Published) Entry {
 		s.evictIfFull()
 		st = &stored{first: s.seq}
 		s.entries[k] = st
-		servers := s.byURI[k.URI]
-		if servers == nil {
-			servers = make(map[messages.ServerKey]bool)
-			s.byURI[k.URI] = servers
-		}
-		servers[k.Server] = true
+		s.addServer(k)
 	} else {
 		st.hist = append(st.hist, histEntry{seq: st.seq, e: st.cur})
 		if len(st.hist) > MaxHistory {
@@ -252,12 +259,28 @@ func (s *Store) evictIfFull() {
 
 func (s *Store) forget(k Key) {
 	delete(s.entries, k)
-	if servers := s.byURI[k.URI]; servers != nil {
-		delete(servers, k.Server)
-		if len(servers) == 0 {
+	old := s.byURI[k.URI]
+	if i := slices.Index(old, k.Server); i >= 0 {
+		if len(old) == 1 {
 			delete(s.byURI, k.URI)
+			return
 		}
+		s.byURI[k.URI] = slices.Delete(slices.Clone(old), i, i+1)
 	}
+}
+
+// addServer records that k's server has an entry for k's document, in a
+// new slice: one handed out by Servers stays as it was.
+func (s *Store) addServer(k Key) {
+	old := s.byURI[k.URI]
+	i, found := slices.BinarySearchFunc(old, k.Server, compareServers)
+	if !found {
+		s.byURI[k.URI] = slices.Insert(slices.Clip(old), i, k.Server)
+	}
+}
+
+func compareServers(a, b messages.ServerKey) int {
+	return cmp.Or(cmp.Compare(a.ServerID, b.ServerID), cmp.Compare(a.Root, b.Root))
 }
 
 // ChangedSince returns the documents of the keys of servers written after
@@ -288,16 +311,11 @@ func (s *Store) ChangedSince(seq uint64, servers []messages.ServerKey, keep func
 	return out
 }
 
-// Servers returns the servers that sent diagnostics for uri, sorted.
+// Servers returns the servers that sent diagnostics for uri, sorted. The
+// slice is the store's own, never changed once handed out: read it, do not
+// write it (it costs no allocation per call, and every answer asks).
 func (s *Store) Servers(uri string) []messages.ServerKey {
-	keys := make([]messages.ServerKey, 0, len(s.byURI[uri]))
-	for k := range s.byURI[uri] {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		return keys[i].ServerID < keys[j].ServerID || keys[i].ServerID == keys[j].ServerID && keys[i].Root < keys[j].Root
-	})
-	return keys
+	return s.byURI[uri]
 }
 
 // URIs returns every document with diagnostics.

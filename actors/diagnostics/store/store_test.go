@@ -115,3 +115,58 @@ func TestBounded(t *testing.T) {
 		t.Errorf("the one key with diagnostics was forgotten before empty ones")
 	}
 }
+
+// TestServersSortedAndStable: Servers lists a document's servers sorted,
+// and a list handed out stays as it was through later writes and
+// evictions (it is the store's own, shared with the caller).
+func TestServersSortedAndStable(t *testing.T) {
+	s := store.New(10)
+	keys := []messages.ServerKey{{ServerID: "b", Root: "/r"}, {ServerID: "a", Root: "/z"}, {ServerID: "a", Root: "/a"}}
+	s.Write(store.Key{Server: keys[0], URI: "u"}, false, pub(1))
+	s.Write(store.Key{Server: keys[1], URI: "u"}, false, pub(1))
+	held := s.Servers("u")
+	heldCopy := append([]messages.ServerKey(nil), held...)
+	s.Write(store.Key{Server: keys[2], URI: "u"}, false, pub(1, "e"))
+	s.Write(store.Key{Server: keys[2], URI: "u"}, false, pub(2, "e"))
+	want := []messages.ServerKey{keys[2], keys[1], keys[0]}
+	if got := s.Servers("u"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Servers(u) = %v, want %v", got, want)
+	}
+	for i := range 20 { // evicts the empty keys of u, oldest first
+		s.Write(store.Key{Server: keys[0], URI: fmt.Sprint(i)}, false, pub(1, "e"))
+	}
+	if fmt.Sprint(held) != fmt.Sprint(heldCopy) {
+		t.Errorf("a list Servers handed out changed to %v, want %v", held, heldCopy)
+	}
+	if got := s.Servers("u"); len(got) > 1 || len(got) == 1 && got[0] != keys[2] {
+		t.Errorf("Servers(u) after evictions = %v, want at most [%v]", got, keys[2])
+	}
+}
+
+// TestUnion: a followed by what b adds, each key of b once, in a new
+// slice; the same below and above the size where pairs stop being
+// compared one by one.
+func TestUnion(t *testing.T) {
+	d := func(m string) messages.Diagnostic {
+		return messages.Diagnostic{Message: m, Severity: messages.SeverityError}
+	}
+	for _, n := range []int{3, 20} {
+		var a, b, want []messages.Diagnostic
+		for i := range n {
+			a = append(a, d(fmt.Sprint("a", i)))
+			b = append(b, d(fmt.Sprint("a", i)), d(fmt.Sprint("b", i)), d(fmt.Sprint("b", i)))
+		}
+		a = append(a, a[0]) // a's own duplicates stay
+		want = append(want, a...)
+		for i := range n {
+			want = append(want, d(fmt.Sprint("b", i)))
+		}
+		got := store.Union(a, b)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Union of %d and %d = %v, want %v", len(a), len(b), got, want)
+		}
+		if got = store.Union(nil, b[:2]); &got[0] == &b[0] || len(got) != 2 {
+			t.Errorf("Union(nil, b) = %v, want a new slice of 2", got)
+		}
+	}
+}
