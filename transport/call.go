@@ -210,13 +210,10 @@ func (c *Conn) Notify(method string, params any) error {
 // write writes a request or notification on the writer goroutine; a
 // failure ends the connection (the stream is unusable).
 func (c *Conn) write(id *jsonrpc2.ID, method string, params wireParams) {
-	frame, err := requestFrame(id, method, params)
-	if err != nil {
+	if _, err := c.stream.writeRequest(c.life, id, method, params); errors.Is(err, ErrWriteFailed) {
+		c.end(fmt.Errorf("%s: %w", method, err))
+	} else if err != nil {
 		c.end(fmt.Errorf("%w: %s: %w", ErrWriteFailed, method, err))
-		return
-	}
-	if _, err := c.stream.writeRaw(c.life, frame); err != nil {
-		c.end(fmt.Errorf("%s: %w", method, err)) // wraps ErrWriteFailed
 	}
 }
 

@@ -26,6 +26,7 @@ func TestRequestFrameIsMarshalsEnvelope(t *testing.T) {
 		{raw: json.RawMessage(` { "a" : [1, 2] ,"b":"<&>" } `)},
 		{raw: json.RawMessage(`[]`)},
 	}
+	var reused []byte
 	for _, id := range []*jsonrpc2.ID{nil, &num, &str} {
 		for _, method := range []string{"textDocument/didChange", "$/cancelRequest", "", `odd "<é>&\n`} {
 			for _, p := range params {
@@ -33,17 +34,19 @@ func TestRequestFrameIsMarshalsEnvelope(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := requestFrame(id, method, p)
+				buf, start, err := requestFrame(reused[:0], id, method, p)
 				if err != nil {
 					t.Fatalf("requestFrame(%v, %q, %s) failed: %v", id, method, p.raw, err)
 				}
+				got := buf[start:]
+				reused = buf // the next frame is built over this one
 				if wantFrame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(want), want); string(got) != wantFrame {
 					t.Errorf("requestFrame(%v, %q, %s) = %q, want %q", id, method, p.raw, got, wantFrame)
 				}
 			}
 		}
 	}
-	if _, err := requestFrame(&num, "m", wireParams{raw: json.RawMessage(`{"a":`)}); err == nil {
+	if _, _, err := requestFrame(nil, &num, "m", wireParams{raw: json.RawMessage(`{"a":`)}); err == nil {
 		t.Errorf("requestFrame with invalid raw params succeeded, want an error")
 	}
 }

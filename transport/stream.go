@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,7 @@ type frameStream struct {
 	out          io.Writer // rwc, or the write end when reads and writes differ
 	maxSize      int64
 	writeTimeout time.Duration
+	wbuf         []byte // writeRequest's buffer, reused: writes are made one at a time
 }
 
 func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Duration) *frameStream {
@@ -257,25 +259,42 @@ type wireMessage struct {
 // frameRoom is the room a frame's body leaves before it for the header.
 const frameRoom = len("Content-Length: \r\n\r\n") + 20
 
+// maxKeptBuffer bounds the write buffer a stream keeps for the next frame.
+const maxKeptBuffer = 64 << 10
+
+// writeRequest writes a call (id not nil) or a notification as one frame,
+// built in the stream's buffer (a frame is not retained once written).
+func (s *frameStream) writeRequest(ctx context.Context, id *jsonrpc2.ID, method string, params wireParams) (int64, error) {
+	buf, start, err := requestFrame(s.wbuf[:0], id, method, params)
+	if err != nil {
+		return 0, err
+	}
+	if cap(buf) <= maxKeptBuffer {
+		s.wbuf = buf[:0]
+	}
+	return s.writeRaw(ctx, buf[start:])
+}
+
 // requestFrame encodes a call (id not nil) or a notification as one
-// frame, header and body in one buffer. The body is json.Marshal's of a
-// wireMessage, byte for byte, but params json.Marshal wrote are appended as they are:
+// frame, header and body in one buffer, appended to buf (empty); the
+// frame is buf[start:]. The body is json.Marshal's of a wireMessage, byte
+// for byte, but params json.Marshal wrote are appended as they are:
 // json.Marshal of the envelope scanned and copied them once more, the
 // largest part of its work for a didOpen or didChange.
-func requestFrame(id *jsonrpc2.ID, method string, params wireParams) ([]byte, error) {
+func requestFrame(buf []byte, id *jsonrpc2.ID, method string, params wireParams) (_ []byte, start int, err error) {
 	raw := omitNull(params.raw)
 	if len(raw) > 0 && !params.compact {
 		var err error
 		if raw, err = json.Marshal(raw); err != nil { // checks and compacts, as the envelope's Marshal did
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	buf := make([]byte, frameRoom, frameRoom+len(raw)+len(method)+48)
+	buf = slices.Grow(buf[:0], frameRoom+len(raw)+len(method)+48)[:frameRoom]
 	buf = append(buf, `{"jsonrpc":"2.0"`...)
 	if id != nil {
 		b, err := id.MarshalJSON()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		buf = append(append(buf, `,"id":`...), b...)
 	}
@@ -288,9 +307,9 @@ func requestFrame(id *jsonrpc2.ID, method string, params wireParams) ([]byte, er
 	buf = append(buf, '}')
 	hdr := strconv.AppendInt(append(make([]byte, 0, frameRoom), "Content-Length: "...), int64(len(buf)-frameRoom), 10)
 	hdr = append(hdr, "\r\n\r\n"...)
-	start := frameRoom - len(hdr)
+	start = frameRoom - len(hdr)
 	copy(buf[start:], hdr)
-	return buf[start:], nil
+	return buf, start, nil
 }
 
 // appendJSONString appends s as json.Marshal writes it: as it is when
