@@ -34,8 +34,14 @@ func (s Stamp) Exists() bool { return s != Stamp{} }
 // router reads a file the watcher saw change even when its stamp did not).
 func (s Stamp) SameFile(o Stamp) bool { return s.Size == o.Size && s.ModTime.Equal(o.ModTime) }
 
-// StampOf stats path.
-func StampOf(path string) Stamp {
+// StampOf stats path (following links): the zero Stamp unless it is a
+// regular file. On Linux it makes the system call itself, into a value on
+// the stack (os.Stat allocated a FileInfo for each of the router's
+// several stats per call).
+func StampOf(path string) Stamp { return stampOf(path) }
+
+// osStampOf is StampOf through os.Stat.
+func osStampOf(path string) Stamp {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
 		return Stamp{}

@@ -1,5 +1,7 @@
 package textpos
 
+import "strings"
+
 // Lines is a text with its line starts indexed once, for converting many
 // positions in one text: each conversion costs the length of its line,
 // not of the text before it (a document's outline converts hundreds).
@@ -11,7 +13,9 @@ type Lines struct {
 
 // NewLines indexes text's lines, with the terminators Line takes.
 func NewLines(text string) *Lines {
-	l := &Lines{text: text, start: []int{0}, cr: hasCR(text)}
+	// One allocation for the starts when lines end in "\n" (growing it
+	// line by line took seven for a file of 60 lines).
+	l := &Lines{text: text, start: make([]int, 1, strings.Count(text, "\n")+1), cr: hasCR(text)}
 	for i := 0; ; {
 		j := indexBreak(text[i:], l.cr)
 		if j < 0 {
