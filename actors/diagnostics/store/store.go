@@ -328,19 +328,41 @@ func (s *Store) URIs() []string {
 }
 
 // Merged is every server's diagnostics of uri, looked up with get (Get for
-// now, or an edit's baseline), with the servers that have any and the
-// count dropped beyond the caps.
+// now, or an edit's baseline), each key once, with the servers that have
+// any and the count dropped beyond the caps. diags may be the store's own
+// slice (one server's diagnostics, none twice: no copy made): read it, do
+// not write it.
 func (s *Store) Merged(uri string, get func(Key) Entry) (diags []messages.Diagnostic, servers []string, dropped int) {
 	for _, k := range s.Servers(uri) {
 		e := get(Key{Server: k, URI: uri})
 		if e.Empty() {
 			continue
 		}
-		diags = Union(diags, e.Current())
+		switch cur := e.Current(); {
+		case len(cur) == 0:
+		case diags == nil && distinct(cur):
+			diags = cur
+		default:
+			diags = Union(diags, cur)
+		}
 		servers = append(servers, k.ServerID)
 		if e.Push != nil {
 			dropped += e.Push.Dropped
 		}
 	}
 	return diags, servers, dropped
+}
+
+// distinct reports whether ds is small enough to tell at once and holds no
+// key twice.
+func distinct(ds []messages.Diagnostic) bool {
+	if len(ds) > dedup.SmallSet {
+		return false
+	}
+	for i := range ds {
+		if dedup.Contains(ds[:i], ds[i]) {
+			return false
+		}
+	}
+	return true
 }

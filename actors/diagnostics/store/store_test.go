@@ -170,3 +170,24 @@ func TestUnion(t *testing.T) {
 		}
 	}
 }
+
+// TestMergedOnceEachKey: Merged lists each key once, whether one server
+// sent it twice or two servers sent it.
+func TestMergedOnceEachKey(t *testing.T) {
+	s := store.New(0)
+	other := messages.ServerKey{ServerID: "t", Root: "/r"}
+	s.Write(store.Key{Server: srv, URI: "one"}, false, pub(1, "a", "b"))
+	s.Write(store.Key{Server: srv, URI: "twice"}, false, pub(1, "a", "b", "a"))
+	s.Write(store.Key{Server: srv, URI: "two"}, false, pub(1, "a", "b"))
+	s.Write(store.Key{Server: other, URI: "two"}, false, pub(1, "b", "c"))
+	for uri, want := range map[string]string{"one": "a b", "twice": "a b", "two": "a b c"} {
+		diags, _, _ := s.Merged(uri, s.Get)
+		var got []string
+		for _, d := range diags {
+			got = append(got, d.Message)
+		}
+		if fmt.Sprint(got) != "["+want+"]" {
+			t.Errorf("Merged(%s) = %v, want [%s]", uri, got, want)
+		}
+	}
+}
