@@ -315,7 +315,7 @@ func (s *Store) ChangedSince(seq uint64, servers []messages.ServerKey, keep func
 // slice is the store's own, never changed once handed out: read it, do not
 // write it (it costs no allocation per call, and every answer asks).
 func (s *Store) Servers(uri string) []messages.ServerKey {
-	return s.byURI[uri]
+	return slices.Clip(s.byURI[uri]) // an append by a reader makes its own copy
 }
 
 // URIs returns every document with diagnostics.
