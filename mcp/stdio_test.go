@@ -195,6 +195,10 @@ var badLines = []struct{ line, want string }{
 		`[{"jsonrpc":"2.0","id":null,"error":{"code":-32600}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600}},{"jsonrpc":"2.0","id":22,"error":{"code":-32600}}]`},
 	{`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`, ``},
 	{`{"jsonrpc":"2.0","id":999,"result":{}}`, ``}, // an answer to nothing the server asked
+	// Valid JSON-RPC the MCP server cannot take (the SDK before v1.8.0 gave both code 0).
+	{`{"jsonrpc":"2.0","id":30,"method":"no/such/method","params":{}}`, `{"jsonrpc":"2.0","id":30,"error":{"code":-32601}}`},
+	{`{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":5}}`, `{"jsonrpc":"2.0","id":31,"error":{"code":-32602}}`},
+	{`{"jsonrpc":"2.0","id":32,"method":"tools/list","params":{"cursor":7}}`, `{"jsonrpc":"2.0","id":32,"error":{"code":-32602}}`},
 	{`   `, ``},
 	{``, ``},
 }
