@@ -234,33 +234,30 @@ func TestUnseenAndRetainAnySize(t *testing.T) {
 		d := NewDelivered(0)
 		marked, ds := pick(rng.IntN(2*SmallSet)), pick(rng.IntN(4*SmallSet))
 		d.Mark("u", marked)
-		var want []messages.Diagnostic
-		for _, x := range ds {
-			if !Contains(marked, x) && !Contains(want, x) {
-				want = append(want, x)
-			}
-		}
+		want := distinctWhere(ds, func(x messages.Diagnostic) bool { return !Contains(marked, x) })
 		if got := d.Unseen("u", ds); !cmp.Equal(got, want) {
 			t.Fatalf("Unseen(%v) after Mark(%v) = %v, want %v", ds, marked, got, want)
 		}
 		d.Retain("u", ds)
-		var kept []messages.Diagnostic
-		for _, x := range marked {
-			if Contains(ds, x) && !Contains(kept, x) {
-				kept = append(kept, x)
-			}
-		}
+		kept := distinctWhere(marked, func(x messages.Diagnostic) bool { return Contains(ds, x) })
 		if got := d.Unseen("u", kept); len(got) != 0 {
 			t.Fatalf("Retain(%v) after Mark(%v) forgot %v", ds, marked, got)
 		}
-		var gone []messages.Diagnostic
-		for _, x := range marked {
-			if !Contains(kept, x) && !Contains(gone, x) {
-				gone = append(gone, x)
-			}
-		}
+		gone := distinctWhere(marked, func(x messages.Diagnostic) bool { return !Contains(kept, x) })
 		if got := d.Unseen("u", marked); !cmp.Equal(got, gone) {
 			t.Fatalf("Retain(%v) after Mark(%v): Unseen(marked) = %v, want %v", ds, marked, got, gone)
 		}
 	}
+}
+
+// distinctWhere is the first diagnostic of each key in ds that keep takes,
+// in ds's order.
+func distinctWhere(ds []messages.Diagnostic, keep func(messages.Diagnostic) bool) []messages.Diagnostic {
+	var out []messages.Diagnostic
+	for _, x := range ds {
+		if keep(x) && !Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

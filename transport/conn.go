@@ -390,18 +390,3 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 	<-c.done
 	return c.Err()
 }
-
-// pipeRWC joins the server's stdout (read) and stdin (write) into one
-// io.ReadWriteCloser.
-type pipeRWC struct {
-	r *os.File
-	w *os.File
-}
-
-func (p *pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p *pipeRWC) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p *pipeRWC) Close() error {
-	errW := p.w.Close()
-	errR := p.r.Close()
-	return errors.Join(errW, errR)
-}

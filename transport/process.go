@@ -208,3 +208,18 @@ func (r *ring) tail() []string {
 	out := append([]string(nil), r.lines[r.next:]...)
 	return append(out, r.lines[:r.next]...)
 }
+
+// pipeRWC joins the server's stdout (read) and stdin (write) into one
+// io.ReadWriteCloser.
+type pipeRWC struct {
+	r *os.File
+	w *os.File
+}
+
+func (p *pipeRWC) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p *pipeRWC) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *pipeRWC) Close() error {
+	errW := p.w.Close()
+	errR := p.r.Close()
+	return errors.Join(errW, errR)
+}
