@@ -99,7 +99,11 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 	}
 	reports, err := t.fileReports(ctx, files, in.Wait == nil || *in.Wait)
 	if err != nil {
-		return nil, DiagnosticsOutput{}, explain(ctx, err, t.timeout)
+		var gone []error
+		if reports, gone, err = withoutGone(reports, err); err != nil {
+			return nil, DiagnosticsOutput{}, explain(ctx, err, t.timeout)
+		}
+		skipped = append(skipped, gone...)
 	}
 	ed := t.rt.Editor()
 	var b strings.Builder
@@ -197,6 +201,27 @@ func (t *tools) checkFiles(files []string) ([]string, []error, error) {
 		return nil, nil, errors.Join(errs...)
 	}
 	return out, errs, nil
+}
+
+// withoutGone keeps a diagnostics call's answers when its only failures
+// are files deleted after checkFiles saw them: their reports (Status
+// unset) are dropped and their errors returned as skipped. Any other
+// failure, or no file left, is the call's error.
+func withoutGone(reports []messages.FileReport, err error) ([]messages.FileReport, []error, error) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if !errors.Is(e, messages.ErrFileNotFound) {
+			return nil, nil, err
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(reports), func(r messages.FileReport) bool { return r.Status == "" })
+	if !slices.ContainsFunc(kept, func(r messages.FileReport) bool { return !r.Other }) {
+		return nil, nil, err
+	}
+	return kept, errs, nil
 }
 
 // fileDiagnostics converts a report to the editor view.
