@@ -55,6 +55,13 @@ func TestViewsSeeTheFileAsItIsNow(t *testing.T) {
 	if c := col("a.go"); c != 10 {
 		t.Errorf("after a change of the same size: column %d, want 10", c)
 	}
+	write("\uFEFFvar a, x = 1, 2\n", now.Add(3*time.Second)) // a byte-order mark: the server counts it
+	if c := col("a.go"); c != 8 {
+		t.Errorf("after a byte-order mark: column %d, want 8 (the mark and \"var a, \")", c)
+	}
+	if pos, err := editor.New(ws, texts).Position("a.go", 1, 8, ""); err != nil || pos.Character != 8 {
+		t.Errorf("editor column 8 after a byte-order mark = %v, %v; want character 8", pos, err)
+	}
 	if _, err := editor.New(ws, texts).Position("../outside.go", 1, 1, ""); err == nil {
 		t.Error("a path outside the workspace was read")
 	}

@@ -3,8 +3,24 @@ package textpos
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
+
+// BOM is the UTF-8 byte-order mark. A file that starts with one holds it
+// in the text its servers are sent, and they count it as the first
+// character of line 1; an editor does not show it, so its columns of line
+// 1 start after it (column 1 is the character after the mark).
+const BOM = "\uFEFF"
+
+// shown is line s (0-based number n) as an editor shows it, and the units
+// of enc it leaves out: a leading BOM of the first line.
+func shown(s string, n int, enc Encoding) (string, int) {
+	if n == 0 && strings.HasPrefix(s, BOM) {
+		return s[len(BOM):], width('\uFEFF', len(BOM), enc)
+	}
+	return s, 0
+}
 
 // Units converts column col (0-based) of line, counted in the units of
 // from, to the units of to. The end of the line (col equal to the line's
@@ -78,11 +94,12 @@ func fromEditor(lineOf func(int) (string, error), line1, col1 int, to Encoding) 
 	if err != nil {
 		return 0, 0, err
 	}
+	s, hidden := shown(s, line1-1, to)
 	char, err = convert(s, col1-1, UTF32, to, line1)
 	if err != nil {
 		return 0, 0, err
 	}
-	return line1 - 1, char, nil
+	return line1 - 1, hidden + char, nil
 }
 
 // ToEditor converts a 0-based LSP line and character counted in from to
@@ -102,8 +119,11 @@ func ToEditor(text string, line, char int, from Encoding) (line1, col1 int, err 
 }
 
 // toEditor converts char (in from units, clamped to the line) of line s,
-// which is line number line, to 1-based editor numbers.
+// which is line number line, to 1-based editor numbers (a position on a
+// leading BOM is column 1).
 func toEditor(s string, line, char int, from Encoding) (line1, col1 int, err error) {
+	s, hidden := shown(s, line, from)
+	char = max(char-hidden, 0)
 	col, err := convert(s, min(char, Len(s, from)), from, UTF32, line+1)
 	if err != nil {
 		return 0, 0, err

@@ -161,7 +161,8 @@ func checkRoundTrip(t *testing.T, text string, line1, col1 int, enc Encoding) {
 	if err != nil {
 		t.Fatalf("Offset(%q, %d, %d, %s) = %v", text, line, char, enc, err)
 	}
-	want, _ := Offset(text, line, col1-1, UTF32)
+	_, c32, _ := FromEditor(text, line1, col1, UTF32) // col1-1, and 1 more after a leading BOM
+	want, _ := Offset(text, line, c32, UTF32)
 	if off != want {
 		t.Fatalf("Offset(%q, %d, %d, %s) = %d, want %d", text, line, char, enc, off, want)
 	}
@@ -193,5 +194,48 @@ func TestOffset(t *testing.T) {
 			t.Errorf("Offset(%d, %d, %s) = %d, %q, want %d, %q",
 				tt.line, tt.char, tt.enc, got, msg, tt.want, tt.wantErr)
 		}
+	}
+}
+
+// TestBOM: a leading byte-order mark is a character of line 1 for the
+// servers (it is in their text) and none for an editor, which hides it:
+// editor column 9 of "<BOM>package main" is the "m" of main, LSP character 9
+// in UTF-16 and 11 in UTF-8 bytes; a mark anywhere else is an ordinary
+// character; a position on the mark itself shows as column 1.
+func TestBOM(t *testing.T) {
+	text := BOM + "package main\nx" + BOM + "y"
+	lines := NewLines(text)
+	for _, c := range []struct {
+		line1, col1 int
+		enc         Encoding
+		line, char  int
+	}{
+		{1, 9, UTF16, 0, 9}, {1, 9, UTF8, 0, 11}, {1, 1, UTF16, 0, 1}, {1, 13, UTF16, 0, 13},
+		{2, 3, UTF16, 1, 2}, {2, 3, UTF8, 1, 4},
+	} {
+		for name, from := range map[string]func(int, int, Encoding) (int, int, error){
+			"FromEditor": func(l, c int, e Encoding) (int, int, error) { return FromEditor(text, l, c, e) },
+			"Lines.FromEditor": lines.FromEditor,
+		} {
+			line, char, err := from(c.line1, c.col1, c.enc)
+			if err != nil || line != c.line || char != c.char {
+				t.Errorf("%s(%d:%d, %s) = %d, %d, %v; want %d, %d", name, c.line1, c.col1, c.enc, line, char, err, c.line, c.char)
+			}
+		}
+		for name, to := range map[string]func(int, int, Encoding) (int, int, error){
+			"ToEditor": func(l, c int, e Encoding) (int, int, error) { return ToEditor(text, l, c, e) },
+			"Lines.ToEditor": lines.ToEditor,
+		} {
+			line1, col1, err := to(c.line, c.char, c.enc)
+			if err != nil || line1 != c.line1 || col1 != c.col1 {
+				t.Errorf("%s(%d:%d, %s) = %d, %d, %v; want %d, %d", name, c.line, c.char, c.enc, line1, col1, err, c.line1, c.col1)
+			}
+		}
+	}
+	if line1, col1, err := ToEditor(text, 0, 0, UTF16); err != nil || line1 != 1 || col1 != 1 {
+		t.Errorf("ToEditor of the mark itself = %d:%d, %v; want 1:1", line1, col1, err)
+	}
+	if _, _, err := FromEditor(text, 1, 14, UTF16); !errors.Is(err, ErrPastEnd) {
+		t.Errorf("FromEditor(1:14) = %v, want past the end (the line shows 12 characters)", err)
 	}
 }

@@ -11,6 +11,7 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add("café\r\nx😀y\r日本語", 2, 3)
 	f.Add("", 1, 1)
 	f.Add("a\xff\xfeb\r\r\n", 1, 3)
+	f.Add("\uFEFFpackage main\n\uFEFF", 1, 9)
 	f.Fuzz(func(t *testing.T, text string, line1, col1 int) {
 		for _, enc := range []Encoding{UTF16, UTF8} {
 			line, char, err := FromEditor(text, line1, col1, enc)
