@@ -214,7 +214,7 @@ func TestBOM(t *testing.T) {
 		{2, 3, UTF16, 1, 2}, {2, 3, UTF8, 1, 4},
 	} {
 		for name, from := range map[string]func(int, int, Encoding) (int, int, error){
-			"FromEditor": func(l, c int, e Encoding) (int, int, error) { return FromEditor(text, l, c, e) },
+			"FromEditor":       func(l, c int, e Encoding) (int, int, error) { return FromEditor(text, l, c, e) },
 			"Lines.FromEditor": lines.FromEditor,
 		} {
 			line, char, err := from(c.line1, c.col1, c.enc)
@@ -223,7 +223,7 @@ func TestBOM(t *testing.T) {
 			}
 		}
 		for name, to := range map[string]func(int, int, Encoding) (int, int, error){
-			"ToEditor": func(l, c int, e Encoding) (int, int, error) { return ToEditor(text, l, c, e) },
+			"ToEditor":       func(l, c int, e Encoding) (int, int, error) { return ToEditor(text, l, c, e) },
 			"Lines.ToEditor": lines.ToEditor,
 		} {
 			line1, col1, err := to(c.line, c.char, c.enc)
