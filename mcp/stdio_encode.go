@@ -21,7 +21,7 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	if ok && r.Error != nil {
 		return jsonrpc.EncodeMessage(withCode(r))
 	}
-	if !ok || r.Error != nil || len(r.Result) == 0 ||
+	if !ok || len(r.Result) == 0 ||
 		bytes.IndexByte(r.Result, '\n') >= 0 || bytes.IndexByte(r.Result, '\r') >= 0 {
 		return jsonrpc.EncodeMessage(msg)
 	}
@@ -39,18 +39,18 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 
 // withCode gives two of the SDK's error answers the JSON-RPC code the
 // specification names for them: a method it does not handle (-32601) and
-// params it cannot decode (-32602). SDK v1.6.0 answers both with code 0
-// (their code is 0); v1.8.0 fixes that but decodes every call's
-// params once more into a new 32 KiB buffer (BenchmarkMCPHoverRawClient,
-// 3 alternating runs: 46.5 against 79.8 KB and 102-107 against 122-131 µs
-// per call), so the fix is made here, on the answer.
-// Every other error answer is left as the SDK made it.
+// params it cannot decode (-32602). SDK v1.6.0 answers both with code 0;
+// v1.8.0 fixes that but decodes every call's params once more into a new
+// 32 KiB buffer (BenchmarkMCPHoverRawClient, 3 alternating runs: 46.5
+// against 79.8 KB and 102-107 against 122-131 µs per call), so the fix is
+// made here, on the answer. Every other error answer is left as the SDK
+// made it.
 func withCode(r *jsonrpc.Response) *jsonrpc.Response {
 	if wire := (*jsonrpc.Error)(nil); errors.As(r.Error, &wire) && wire.Code != 0 {
 		return r
 	}
 	msg := r.Error.Error()
-	code := int64(0)
+	var code int64
 	switch {
 	case strings.HasPrefix(msg, "JSON RPC not handled"):
 		code = jsonrpc.CodeMethodNotFound
