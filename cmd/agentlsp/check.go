@@ -28,7 +28,9 @@ timed out, is still indexing or is broken) is named on stderr with the
 reason, and so is a file with more diagnostics than the 20 a file shows.
 
 Exit status: 0 no error-severity diagnostic, 1 errors found, 2 usage error,
-3 a file could not be checked (bad path, no server, broken server).`
+3 a file could not be checked: a bad path, no server, or diagnostics that are
+not fresh (a server broken, crashed, timed out or still indexing), since then
+nothing says the file is clean.`
 
 // maxParallelFiles bounds the files check waits on at once.
 const maxParallelFiles = 8
@@ -208,16 +210,18 @@ func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 }
 
 // checkStatus is check's result: a failure (3) when a file could not be
-// checked, errFound (1) when an error-severity diagnostic exists.
+// checked, errFound (1) when an error-severity diagnostic exists. A named
+// file whose diagnostics are not fresh was not checked: exiting 0 after a
+// timeout, or while its server restarts after a crash, would say it is
+// clean when nothing said so (printNotices names it and why).
 func checkStatus(results []fileResult) error {
 	found := false
 	for _, r := range results {
-		switch r.report.Status {
-		case messages.StatusNoServer, messages.StatusServerBroken:
-			return &cliError{code: exitFailure, err: errors.New("agentlsp: a file could not be checked"), reported: true}
-		}
 		if r.err != nil {
 			return &cliError{code: exitFailure, err: r.err, reported: true}
+		}
+		if !r.report.Other && r.report.Status != messages.StatusFresh {
+			return &cliError{code: exitFailure, err: errors.New("agentlsp: a file could not be checked"), reported: true}
 		}
 		for _, d := range r.report.Diagnostics {
 			found = found || d.Severity == messages.SeverityError

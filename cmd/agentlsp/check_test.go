@@ -189,12 +189,30 @@ func TestCheckSlowServerTimesOut(t *testing.T) {
 	cfg := fakeConfig(t, ws, "--push-delay", "10s")
 	args := []string{"check", "--workspace", ws, "--config", cfg, "--timeout", "300ms", "a.fk"}
 	stdout, stderr, code := cli(t, args...)
-	wantExit(t, args, code, exitOK, stdout, stderr)
+	wantExit(t, args, code, exitFailure, stdout, stderr) // not checked: not clean
 	// not_ready when the wait ended before the server finished starting.
 	timeout := strings.HasPrefix(stderr, "agentlsp: a.fk: timeout: fake: timed out after ")
 	notReady := strings.HasPrefix(stderr, "agentlsp: a.fk: not_ready: fake: still starting or indexing; timed out after ")
 	if stdout != "" || !timeout && !notReady {
 		t.Errorf("stdout %q, stderr %q, want a line saying a.fk timed out", stdout, stderr)
+	}
+}
+
+// TestCheckCrashingServerIsNotClean: a server that crashes on every file
+// it is sent, and is restarted each time, never gives diagnostics: the
+// file is named as not checked and check fails (it exited 0 before, as if
+// the file were clean).
+func TestCheckCrashingServerIsNotClean(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "ERROR: never seen\n")
+	cmd, fargs, env := testenv.FakeServer(t, "--crash-after", "3") // initialize, initialized, didOpen
+	cfg := serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
+		"restartOnCrash": true, "maxRestarts": 1000})
+	args := []string{"check", "--workspace", ws, "--config", cfg, "--timeout", "3s", "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	if stdout != "" || !strings.HasPrefix(stderr, "agentlsp: a.fk: ") || !strings.Contains(stderr, "crash") {
+		t.Errorf("stdout %q, stderr %q, want a line saying a.fk's server crashed", stdout, stderr)
 	}
 }
 
