@@ -258,7 +258,8 @@ func printServersTable(w io.Writer, rows []serverJSON) error {
 	return tw.Flush()
 }
 
-// stateColumn is "not started", a state ("running", "broken: why"), or one
+// stateColumn is "not started", a state ("running", "broken: why",
+// "starting (last failure: why)" while it restarts after a crash), or one
 // state per root.
 func stateColumn(ins []instanceJSON) string {
 	if len(ins) == 0 {
@@ -270,8 +271,12 @@ func stateColumn(ins []instanceJSON) string {
 		if len(ins) > 1 {
 			s += " at " + in.Root
 		}
-		if in.Broken && in.reason != "" {
+		switch {
+		case in.reason == "":
+		case in.Broken:
 			s += ": " + in.reason
+		case in.State != "running": // restarting after a crash, or a start that failed
+			s += " (last failure: " + in.reason + ")"
 		}
 		parts[i] = s
 	}

@@ -44,6 +44,25 @@ func TestServersListsInstalledServers(t *testing.T) {
 	}
 }
 
+// TestServersProbeNamesACrashLoop: a server that crashes at every start
+// and is restarted each time is not shown as merely starting: its state
+// says why it last failed (rust-analyzer's rustup proxy without its
+// component showed "starting").
+func TestServersProbeNamesACrashLoop(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "fake.root", "")
+	cmd, fargs, env := testenv.FakeServer(t, "--crash-after", "1")
+	cfg := serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
+		"rootMarkers": []string{"fake.root"}, "restartOnCrash": true, "maxRestarts": 1000})
+	args := []string{"servers", "--workspace", ws, "--config", cfg, "--probe", "--timeout", "3s"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	row := tableRow(t, stdout, "fake")
+	if strings.Contains(row, " running") || !strings.Contains(row, "(last failure: ") || !strings.Contains(row, "exited") {
+		t.Errorf("fake row %q, want its state with its last failure (the process exited)", row)
+	}
+}
+
 func TestServersProbe(t *testing.T) {
 	ws := goWorkspace(t, nil)
 	writeFile(t, ws, "fake.root", "")
