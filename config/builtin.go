@@ -1,6 +1,9 @@
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // installHint is the command that installs built-in server id's pinned
 // version (the recipes are in package install).
@@ -112,7 +115,10 @@ func typescriptLS() *Server {
 		// It publishes nothing when a file stays clean: an edit that kept a
 		// file clean waited for the timeout and came back stale.
 		DiagnosticsPull: PullTSServer,
-		InstallHint:     installHint("typescript-language-server"),
+		// Its answers while "Initializing JS/TS language features" (about a
+		// second on a small project) can be wrong, not only incomplete.
+		IndexWait:   Duration(5 * time.Second),
+		InstallHint: installHint("typescript-language-server"),
 	}
 }
 

@@ -102,6 +102,13 @@ type Server struct {
 	// gopls's hover over a call into another package of golang.org/x/tools
 	// took 7 ms with the declaring file closed and 0.6 ms with it open.
 	OpenTargets int `json:"openTargets,omitempty"`
+	// IndexWait: an answer the server gave while it reported work in
+	// progress (loading its project) is held, and the request sent again
+	// once that work ends, for at most this long; then the first answer
+	// goes out, marked possibly incomplete. 0: answers go out at once.
+	// typescript-language-server answered a definition during its project's
+	// load with the import's own name instead of the declaration.
+	IndexWait Duration `json:"indexWait,omitempty"`
 	// OpenForWorkspace: the server answers a workspace request (a symbol
 	// search) only about projects it has loaded, and loads one when one of
 	// its files is open; the router then opens one of its files under the

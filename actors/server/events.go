@@ -87,8 +87,12 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 			kind = workDiagnosis
 		}
 		a.progress[token] = kind
+		if kind == workIndexing {
+			a.works++
+		}
 	case "end":
 		delete(a.progress, token)
+		defer a.askAgainAfterIndex(ctx)
 	}
 	msg := &messages.Progress{
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, Token: token, Kind: p.Value.Kind,

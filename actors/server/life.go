@@ -36,6 +36,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	clear(a.matchers)
 	a.pulls.Reset()
 	clear(a.progress)
+	a.afterIndex = nil // their calls were drained and wait for this start
 	a.setState(ctx, messages.StateStarting, nil)
 
 	srv, lim := a.cfg.Server, a.lim

@@ -32,6 +32,15 @@ type pending struct {
 	crashes int
 	cancel  context.CancelFunc
 	took    time.Duration // the server's own time for the attempt answered
+	// held is the answer given while the server worked, kept while the
+	// request waits to be sent again (indexwait.go); askedAgain says it was.
+	held       *heldAnswer
+	askedAgain bool
+	// works is the server's count of work begun (serverActor.works) when
+	// the request was sent, inWork whether work was in progress then: an
+	// answer is about a project the server was loading if either changed.
+	works  uint64
+	inWork bool
 }
 
 // Private messages about calls.
@@ -114,6 +123,7 @@ func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 	}
 	callCtx, cancel := context.WithTimeout(context.Background(), remaining)
 	p.cancel = cancel
+	p.works, p.inWork = a.works, a.indexing()
 	send, gen, id, attempt := a.sendSelf(ctx), a.inc.gen, c.ID, c.Attempt
 	method, params := a.method(p)
 	start := time.Now() // the server's own time, not the actor's clock
@@ -148,6 +158,10 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 			a.dispatchWaiting(ctx) // the slot it held is free
 			return
 		}
+	}
+	if a.holdForIndex(c, m) {
+		a.dispatchWaiting(ctx) // the slot it held is free
+		return
 	}
 	p, err := pendingOf(c), m.err
 	switch {
@@ -276,6 +290,7 @@ func (a *serverActor) holdForRestart(ctx actor.Context, err error) {
 		if c.State == calls.InFlight {
 			p.crashes++
 		}
+		p.held = nil // sent again after the restart
 		switch {
 		case p.pull != nil:
 		case p.crashes > 1:

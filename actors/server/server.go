@@ -103,6 +103,10 @@ type serverActor struct {
 	matchers map[string]*lspglob.WatchMatcher // compiled didChangeWatchedFiles registrations
 	pulls    *pulls.Scheduler
 	progress map[string]int // work-done progress tokens in flight: workIndexing or workDiagnosis
+	// afterIndex are the requests whose answers are held until the work
+	// in progress ends (indexwait.go); at most the calls held.
+	afterIndex []uint64
+	works      uint64 // indexing works begun, ever: see pending.works
 
 	calls   *calls.Queue
 	timers  *lifecycle.Timers
@@ -153,6 +157,8 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onCallRetry(ctx, m)
 	case *callExpired:
 		a.onCallExpired(ctx, m)
+	case *indexWaitOver:
+		a.onIndexWaitOver(ctx, m)
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
 		*messages.SaveDocument, *messages.CloseDocument:
 		a.activity++

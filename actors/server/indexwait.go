@@ -1,0 +1,89 @@
+package server
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/agentlsp/agentlsp/actors/server/calls"
+)
+
+// Answers given while the server loads its project (config IndexWait).
+// typescript-language-server answers while "Initializing JS/TS language
+// features": a definition asked then named the import's own name, not the
+// declaration, even when the answer came a moment after the work ended,
+// and was right when asked again. With IndexWait set, a request that was
+// in flight while the server reported work in progress (sent during it,
+// or work began before its answer) is sent once more when no work is in
+// progress: at once if the work already ended, else when it ends; the
+// first answer is held meanwhile, and goes out, marked possibly
+// incomplete, if the work has not ended within IndexWait. A request is
+// sent again at most once.
+
+// indexWaitOver is the timer message that ends a held answer's wait.
+type indexWaitOver struct{ id uint64 }
+
+// heldAnswer is an answer kept while the server works (pending.held).
+type heldAnswer struct {
+	result json.RawMessage
+	took   time.Duration
+}
+
+// holdForIndex holds c's answer m when the server works and IndexWait
+// allows the wait within c's deadline; it reports whether it did.
+func (a *serverActor) holdForIndex(c *calls.Call, m *callDone) bool {
+	p := pendingOf(c)
+	wait := time.Duration(a.cfg.Server.IndexWait)
+	if wait <= 0 || p.pull != nil || p.askedAgain || m.err != nil || !a.duringWork(p) ||
+		!a.cfg.Clock.Now().Add(wait).Before(c.Deadline) {
+		return false
+	}
+	p.cancel()
+	p.held, p.askedAgain = &heldAnswer{result: m.result, took: m.took}, true
+	a.calls.Retry(c.ID) // waiting, out of line until the work ends or the wait does
+	if !a.indexing() {
+		p.held = nil
+		a.calls.Requeue(c.ID) // the work is over: ask again now
+		return true
+	}
+	a.afterIndex = append(a.afterIndex, c.ID)
+	a.timers.After(wait, &indexWaitOver{id: c.ID})
+	return true
+}
+
+// duringWork reports whether p's request was in flight while the server
+// reported indexing work: it still does, did when the request was sent, or
+// began some since.
+func (a *serverActor) duringWork(p *pending) bool {
+	return a.indexing() || p.inWork || p.works != a.works
+}
+
+// askAgainAfterIndex sends the held requests again once the server reports
+// no work in progress.
+func (a *serverActor) askAgainAfterIndex(ctx actor.Context) {
+	if a.indexing() || len(a.afterIndex) == 0 {
+		return
+	}
+	for _, id := range a.afterIndex {
+		if c := a.calls.Get(id); c != nil && c.State == calls.Waiting && pendingOf(c).held != nil {
+			pendingOf(c).held = nil
+			a.calls.Requeue(id)
+		}
+	}
+	a.afterIndex = nil
+	a.dispatchWaiting(ctx)
+}
+
+// onIndexWaitOver answers a request still held when its wait is over with
+// the answer it had (the server still works: it is marked so).
+func (a *serverActor) onIndexWaitOver(ctx actor.Context, m *indexWaitOver) {
+	c := a.calls.Get(m.id)
+	if c == nil || c.State != calls.Waiting || pendingOf(c).held == nil {
+		return
+	}
+	p := pendingOf(c)
+	h := p.held
+	p.held, p.took = nil, h.took
+	a.finish(ctx, m.id, h.result, nil)
+}
