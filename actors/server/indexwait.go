@@ -40,13 +40,13 @@ func (a *serverActor) holdForIndex(c *calls.Call, m *callDone) bool {
 		return false
 	}
 	p.cancel()
-	p.held, p.askedAgain = &heldAnswer{result: m.result, took: m.took}, true
+	p.askedAgain = true
 	a.calls.Retry(c.ID) // waiting, out of line until the work ends or the wait does
 	if !a.indexing() {
-		p.held = nil
 		a.calls.Requeue(c.ID) // the work is over: ask again now
 		return true
 	}
+	p.held = &heldAnswer{result: m.result, took: m.took}
 	a.afterIndex = append(a.afterIndex, c.ID)
 	a.timers.After(wait, &indexWaitOver{id: c.ID})
 	return true
