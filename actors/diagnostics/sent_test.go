@@ -28,8 +28,13 @@ func TestNewTextSentMakesStoredDiagnosticsStale(t *testing.T) {
 		}
 		return res.(*messages.DiagnosticsSnapshot).Files[0]
 	}
-	if f := snapshot(); f.Status != messages.StatusFresh {
-		t.Fatalf("before the new text: %s (%s), want fresh", f.Status, f.Detail)
+	// The probe and the diagnostics actor hear of the publication each on
+	// its own: the actor may take it a moment after the probe.
+	for f, deadline := snapshot(), time.Now().Add(10*time.Second); f.Status != messages.StatusFresh; f = snapshot() {
+		if time.Now().After(deadline) {
+			t.Fatalf("before the new text: %s (%s), want fresh", f.Status, f.Detail)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	h.Sync(p.Router, "a", path, messages.SyncChange, "a = 1\n") // diagnosed 2 s later
 	if f := snapshot(); f.Status != messages.StatusStale {
