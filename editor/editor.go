@@ -137,12 +137,9 @@ func (e *View) Position(path string, line1, col1 int, symbol string) (messages.P
 		return messages.Position{}, err
 	}
 	if symbol != "" {
-		line, err := lines.Line(line1 - 1)
+		line, err := lines.EditorLine(line1 - 1)
 		if line1 < 1 || err != nil {
 			return messages.Position{}, fmt.Errorf("agentlsp: %s: line %d: %w", e.Rel(path), line1, errOr(err, textpos.ErrNegative))
-		}
-		if line1 == 1 {
-			line = strings.TrimPrefix(line, textpos.BOM) // columns as FromEditor counts them
 		}
 		col, err := textpos.SymbolColumn(line, symbol)
 		if err != nil {

@@ -7,17 +7,17 @@ import (
 	"unicode/utf8"
 )
 
-// BOM is the UTF-8 byte-order mark. A file that starts with one holds it
+// bom is the UTF-8 byte-order mark. A file that starts with one holds it
 // in the text its servers are sent, and they count it as the first
 // character of line 1; an editor does not show it, so its columns of line
 // 1 start after it (column 1 is the character after the mark).
-const BOM = "\uFEFF"
+const bom = "\uFEFF"
 
 // shown is line s (0-based number n) as an editor shows it, and the units
 // of enc it leaves out: a leading BOM of the first line.
 func shown(s string, n int, enc Encoding) (string, int) {
-	if n == 0 && strings.HasPrefix(s, BOM) {
-		return s[len(BOM):], width('\uFEFF', len(BOM), enc)
+	if n == 0 && strings.HasPrefix(s, bom) {
+		return s[len(bom):], width('\uFEFF', len(bom), enc)
 	}
 	return s, 0
 }
@@ -120,7 +120,7 @@ func ToEditor(text string, line, char int, from Encoding) (line1, col1 int, err 
 
 // toEditor converts char (in from units, clamped to the line) of line s,
 // which is line number line, to 1-based editor numbers (a position on a
-// leading BOM is column 1).
+// leading bom is column 1).
 func toEditor(s string, line, char int, from Encoding) (line1, col1 int, err error) {
 	s, hidden := shown(s, line, from)
 	char = max(char-hidden, 0)

@@ -203,7 +203,7 @@ func TestOffset(t *testing.T) {
 // in UTF-16 and 11 in UTF-8 bytes; a mark anywhere else is an ordinary
 // character; a position on the mark itself shows as column 1.
 func TestBOM(t *testing.T) {
-	text := BOM + "package main\nx" + BOM + "y"
+	text := bom + "package main\nx" + bom + "y"
 	lines := NewLines(text)
 	for _, c := range []struct {
 		line1, col1 int

@@ -39,6 +39,15 @@ func (l *Lines) Line(n int) (string, error) {
 	return s, nil
 }
 
+// EditorLine is line n (0-based) as an editor shows it, the line whose
+// characters FromEditor's columns count: without a leading BOM on the
+// first line. Errors are Line's.
+func (l *Lines) EditorLine(n int) (string, error) {
+	s, err := l.Line(n)
+	s, _ = shown(s, n, UTF32)
+	return s, err
+}
+
 // ToEditor is ToEditor on the indexed text.
 func (l *Lines) ToEditor(line, char int, from Encoding) (line1, col1 int, err error) {
 	if char < 0 {

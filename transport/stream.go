@@ -217,12 +217,14 @@ func (s *frameStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, e
 
 // writeFrame writes data as one frame.
 func (s *frameStream) writeFrame(ctx context.Context, data []byte) (int64, error) {
-	frame := make([]byte, 0, len(data)+32)
-	frame = append(frame, "Content-Length: "...)
-	frame = strconv.AppendInt(frame, int64(len(data)), 10)
-	frame = append(frame, "\r\n\r\n"...)
-	frame = append(frame, data...)
-	return s.writeRaw(ctx, frame)
+	frame := appendHeader(make([]byte, 0, frameRoom+len(data)), len(data))
+	return s.writeRaw(ctx, append(frame, data...))
+}
+
+// appendHeader appends the header of a frame whose body is n bytes.
+func appendHeader(b []byte, n int) []byte {
+	b = strconv.AppendInt(append(b, "Content-Length: "...), int64(n), 10)
+	return append(b, "\r\n\r\n"...)
 }
 
 // writeRaw writes frame, header included.
@@ -305,8 +307,8 @@ func requestFrame(buf []byte, id *jsonrpc2.ID, method string, params wireParams)
 		buf = append(append(buf, `,"params":`...), raw...)
 	}
 	buf = append(buf, '}')
-	hdr := strconv.AppendInt(append(make([]byte, 0, frameRoom), "Content-Length: "...), int64(len(buf)-frameRoom), 10)
-	hdr = append(hdr, "\r\n\r\n"...)
+	var room [frameRoom]byte
+	hdr := appendHeader(room[:0], len(buf)-frameRoom)
 	start = frameRoom - len(hdr)
 	copy(buf[start:], hdr)
 	return buf, start, nil

@@ -130,16 +130,16 @@ func (a *diagnosticsActor) othersMay(e *edits.Edit, uri string, over []*edits.Ed
 // cause and names none.
 func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit, name bool) (why []string, found bool) {
 	to := reach.TargetOf(paths.FromURI(uri))
-	c := causeList{name: name}
+	var c causeList
 	if name {
 		c.why = make([]string, 0, maxReasons+2) // the names, "and N more", "cause unknown"
 	}
 	unreachable := e.Reach != nil && e.Reach.ReachesTarget(to) == reach.No
 	if unreachable {
-		switch c.add() {
-		case causeStop:
+		if !name {
 			return nil, true
-		case causeNamed:
+		}
+		if c.add() {
 			c.why = append(c.why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
 		}
 	}
@@ -150,10 +150,10 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 		if o.Reach != nil && o.Reach.ReachesTarget(to) == reach.No {
 			continue
 		}
-		switch c.add() {
-		case causeStop:
+		if !name {
 			return nil, true
-		case causeNamed:
+		}
+		if c.add() {
 			c.why = append(c.why, "session "+o.Session+"'s edit of "+filepath.Base(paths.FromURI(o.URI)))
 		}
 	}
@@ -162,17 +162,17 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 	since := e.Started.Add(-overlapLookback)
 	first := sort.Search(len(a.disk), func(i int) bool { return !a.disk[i].at.Before(since) })
 	for i, d := range a.disk[first:] {
-		if c.full() && !to.Known() { // every change may reach it: count the rest at once
+		if len(c.why) >= maxReasons && !to.Known() { // every change may reach it: count the rest at once
 			c.more += len(a.disk) - first - i
 			break
 		}
 		if d.reach != nil && d.reach.ReachesTarget(to) == reach.No {
 			continue
 		}
-		switch c.add() {
-		case causeStop:
+		if !name {
 			return nil, true
-		case causeNamed:
+		}
+		if c.add() {
 			c.why = append(c.why, "a change on disk to "+d.path)
 		}
 	}
@@ -189,39 +189,25 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 	return why, c.found
 }
 
-// causeList collects the causes causes finds: the first maxReasons named,
-// the rest counted. Each cause is added first; only one add says is to be
-// named is formatted (naming every overlapping change, to count most of
+// causeList collects the causes causes names: the first maxReasons named,
+// the rest counted. A cause is counted before it is formatted, and only
+// one to be named is (naming every overlapping change, to count most of
 // them, was most of an answer's work with 64 agents editing).
 type causeList struct {
-	name  bool // name them; else stop at the first
 	found bool
 	why   []string
 	more  int
 }
 
-// What add says of a cause.
-const (
-	causeCounted = iota // beyond maxReasons: counted in more
-	causeNamed          // the caller names it in why
-	causeStop           // nothing is named: the first cause decides
-)
-
-func (c *causeList) add() int {
+// add counts a cause and reports whether the caller names it.
+func (c *causeList) add() bool {
 	c.found = true
-	switch {
-	case !c.name:
-		return causeStop
-	case len(c.why) < maxReasons:
-		return causeNamed
+	if len(c.why) < maxReasons {
+		return true
 	}
 	c.more++
-	return causeCounted
+	return false
 }
-
-// full reports whether every name is taken: what is found from here on
-// is only counted.
-func (c *causeList) full() bool { return c.name && len(c.why) >= maxReasons }
 
 func plural(n int, noun string) string {
 	if n == 1 {
