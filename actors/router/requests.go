@@ -2,8 +2,6 @@ package router
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,15 +10,9 @@ import (
 	"github.com/agentlsp/agentlsp/messages"
 )
 
-// sentCall is where one caller request went: the server actor and the id
-// the router gave it there.
-type sentCall struct {
-	pid *actor.PID
-	id  uint64
-}
-
-// futureSlack is how much longer than the request's own timeout the router
-// waits for a server actor's answer (the server answers timeouts itself).
+// futureSlack is how much longer than the request's own timeout and
+// startup the router waits for a server actor's answer (the server answers
+// timeouts itself).
 const futureSlack = 5 * time.Second
 
 func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
@@ -54,47 +46,49 @@ func (r *routerActor) fanoutRequest(ctx actor.Context, sender *actor.PID, reply 
 
 // fanoutRequestEach is fanoutRequest with a timeout per server. A server
 // that was not running when asked and answers that it did not start in
-// time is reported as starting, not failed.
+// time is reported as starting, not failed. The answers come back through
+// a fanIn, which replies to the caller itself.
 func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, reply *messages.FileResponse, method string,
 	params json.RawMessage, timeouts []time.Duration, keys []messages.ServerKey, defs []*config.Server) {
-	id := reply.ID
-	reply.Results = make([]messages.ServerResult, len(keys))
-	left := len(keys)
+	caller := keyOf(sender, reply.ID)
+	f := newFanIn(ctx.ActorSystem(), &r.ended, sender, caller, reply, len(keys))
+	subs := make([]*messages.Request, len(keys))
+	var wait time.Duration // the longest a server actor may take to answer
 	for i, key := range keys {
 		e := r.server(ctx, key, defs[i])
 		e.sent++
 		r.nextID++
-		sub := &messages.Request{ID: r.nextID, Method: method, Params: params, Timeout: timeouts[i]}
-		r.calls[keyOf(sender, id)] = append(r.calls[keyOf(sender, id)], sentCall{pid: e.pid, id: sub.ID})
-		reply.Results[i].ServerKey = key
-		wasRunning := e.state == messages.StateRunning
-		wait := timeouts[i]
-		if wait <= 0 {
-			wait = e.lim.RequestTimeout
+		subs[i] = &messages.Request{ID: r.nextID, Method: method, Params: params, Timeout: timeouts[i]}
+		f.add(key, e.pid, r.nextID, e.state == messages.StateRunning)
+		t := timeouts[i]
+		if t <= 0 {
+			t = e.lim.RequestTimeout
 		}
-		f := ctx.RequestFuture(e.pid, sub, wait+e.lim.StartupTimeout+futureSlack)
-		ctx.ReenterAfter(f, func(res any, err error) {
-			out := &reply.Results[i]
-			if resp, ok := res.(*messages.Response); ok && err == nil {
-				out.Result, out.Err, out.Indexing, out.Took = resp.Result, resp.Err, resp.Indexing, resp.Took
-				out.Starting = !wasRunning && errors.Is(resp.Err, messages.ErrStartupTimeout)
-			} else {
-				out.Err = fmt.Errorf("agentlsp: server actor %s did not answer: %v", key.ServerID, err)
-			}
-			if left--; left == 0 {
-				delete(r.calls, keyOf(sender, id))
-				if sender != nil {
-					ctx.Send(sender, reply)
-				}
-			}
-		})
+		wait = max(wait, t+e.lim.StartupTimeout+futureSlack)
+	}
+	r.calls[caller] = f
+	for i, sub := range subs {
+		ctx.RequestWithCustomSender(f.subs[i].pid, sub, f.self)
+	}
+	f.expireAfter(wait)
+}
+
+// forgetEnded forgets the fan-outs that ended (their callers were
+// answered): a Cancel for them has nothing left to cancel.
+func (r *routerActor) forgetEnded() {
+	for _, f := range r.ended.take() {
+		if r.calls[f.caller] == f {
+			delete(r.calls, f.caller)
+		}
 	}
 }
 
 // onCancel forwards a cancellation to every server the sender's request
 // went to (callers' ids are their own: kept by sender).
 func (r *routerActor) onCancel(ctx actor.Context, sender *actor.PID, m *messages.Cancel) {
-	for _, c := range r.calls[keyOf(sender, m.ID)] {
-		ctx.Send(c.pid, &messages.Cancel{ID: c.id})
+	if f := r.calls[keyOf(sender, m.ID)]; f != nil {
+		for _, s := range f.subs { // pid and id are set before the fan-out is sent
+			ctx.Send(s.pid, &messages.Cancel{ID: s.id})
+		}
 	}
 }

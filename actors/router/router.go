@@ -74,7 +74,8 @@ type routerActor struct {
 	resolved map[string]string                 // paths as given -> resolved (inWorkspace)
 	docs     map[string]*document              // open documents by absolute path
 	kept     map[messages.ServerKey]*keptFiles // files kept open because an answer named them (kept.go)
-	calls    map[callerKey][]sentCall          // caller (sender, request id) -> where it went
+	calls    map[callerKey]*fanIn              // caller (sender, request id) -> its request's fan-out
+	ended    fanEnded                          // fan-outs ended, still in calls
 	watcher  *actor.PID
 	nextID   uint64
 	timers   *lifecycle.Timers
@@ -104,6 +105,7 @@ type serverEntry struct {
 
 // dispatch handles a client message admitted now or released by a barrier.
 func (r *routerActor) dispatch(ctx actor.Context, h held) {
+	r.forgetEnded()
 	switch m := h.msg.(type) {
 	case *messages.SyncDocument:
 		r.onSync(ctx, h.sender, m)
@@ -163,7 +165,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.roots = make(map[rootKey]rootResult)
 	r.resolved = make(map[string]string)
 	r.docs = make(map[string]*document)
-	r.calls = make(map[callerKey][]sentCall)
+	r.calls = make(map[callerKey]*fanIn)
 	r.timers = lifecycle.NewTimers(ctx, nil)
 	r.edits = make(map[callerKey]uint64)
 	if r.cfg.Watch {
