@@ -136,9 +136,13 @@ func (c *Conn) Go(ctx context.Context, method string, params any, done func(json
 	if !c.calls.setStop(p, stop) {
 		stop()
 	}
+	live := func() bool { return c.calls.markWritten(p) } // abandoned before its turn: not sent
+	if c.writeNow(&p.id, p.method, raw, live) {
+		return
+	}
 	err = c.out.push(op{
 		run: func() {
-			if c.calls.markWritten(p) { // abandoned before its turn: not sent
+			if live() {
 				c.write(&p.id, p.method, raw)
 			}
 		},
@@ -201,6 +205,9 @@ func (c *Conn) Notify(method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("transport: %s params: %w", method, err)
 	}
+	if c.writeNow(nil, method, raw, nil) {
+		return nil
+	}
 	if err := c.out.push(op{run: func() { c.write(nil, method, raw) }, abort: func(error) {}}); err != nil {
 		return c.endErr(err)
 	}
@@ -210,9 +217,16 @@ func (c *Conn) Notify(method string, params any) error {
 // write writes a request or notification on the writer goroutine; a
 // failure ends the connection (the stream is unusable).
 func (c *Conn) write(id *jsonrpc2.ID, method string, params wireParams) {
-	if _, err := c.stream.writeRequest(c.life, id, method, params); errors.Is(err, ErrWriteFailed) {
+	if _, err := c.stream.writeRequest(c.life, id, method, params); err != nil {
+		c.endWrite(method, err)
+	}
+}
+
+// endWrite ends the connection after a failed write of method.
+func (c *Conn) endWrite(method string, err error) {
+	if errors.Is(err, ErrWriteFailed) {
 		c.end(fmt.Errorf("%s: %w", method, err))
-	} else if err != nil {
+	} else {
 		c.end(fmt.Errorf("%w: %s: %w", ErrWriteFailed, method, err))
 	}
 }

@@ -104,6 +104,7 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	} else if nc, ok := rwc.(net.Conn); ok {
 		c.stream.out = nc
 	}
+	c.stream.now = newNowWriter(c.stream.out)
 	c.life, c.cancel = context.WithCancel(context.Background())
 	c.out = newOutbox(opts.MaxQueued)
 	// The reader lives until the stream fails or is closed (teardown).

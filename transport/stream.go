@@ -44,7 +44,8 @@ type frameStream struct {
 	out          io.Writer // rwc, or the write end when reads and writes differ
 	maxSize      int64
 	writeTimeout time.Duration
-	wbuf         []byte // writeRequest's buffer, reused: writes are made one at a time
+	wbuf         []byte     // writeRequest's buffer, reused: writes are made one at a time
+	now          *nowWriter // out, written without waiting; nil when it cannot be
 }
 
 func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Duration) *frameStream {

@@ -17,8 +17,8 @@ import (
 type inbox chan any
 
 func (b inbox) SendUserMessage(_ *actor.PID, m any) { _, msg, _ := actor.UnwrapEnvelope(m); b <- msg }
-func (inbox) SendSystemMessage(*actor.PID, any)    {}
-func (inbox) Stop(*actor.PID)                      {}
+func (inbox) SendSystemMessage(*actor.PID, any)     {}
+func (inbox) Stop(*actor.PID)                       {}
 
 func (b inbox) next(t *testing.T) any {
 	t.Helper()
