@@ -10,6 +10,11 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
+// maxWriteNow bounds the params a sender writes itself: a larger message
+// (a big file's didOpen) would mostly not fit in the pipe at once, and its
+// rest would be copied for the writer; it goes to the writer whole.
+const maxWriteNow = 32 << 10
+
 // writeNow writes a request (id not nil) or a notification on the
 // caller's goroutine, when the outbox gives it the turn (nothing queued,
 // nobody writing): a frame then reaches the server without waking the
@@ -19,7 +24,7 @@ import (
 // meanwhile). False: the outbox is busy, or the output is not a
 // descriptor that can be written without waiting; queue the message.
 func (c *Conn) writeNow(id *jsonrpc2.ID, method string, params wireParams, live func() bool) bool {
-	if c.stream.now == nil {
+	if c.stream.now == nil || len(params.raw) > maxWriteNow {
 		return false
 	}
 	return c.out.inline(func() *op {

@@ -73,14 +73,56 @@ func TestSendersWriteThemselvesWhenTheWayIsFree(t *testing.T) {
 	}
 }
 
+// TestWhatThePipeDidNotTakeGoesFirst: a frame the pipe takes only part
+// of has its rest queued ahead of anything sent after it, and arrives
+// whole.
+func TestWhatThePipeDidNotTakeGoesFirst(t *testing.T) {
+	c, in := pipeConn(t)
+	pad := strings.Repeat("y", maxWriteNow-100)
+	sent, partial := 0, false
+	for !partial && sent < 10 { // a pipe holds 64 KiB: the third frame at most
+		if err := c.Notify("big", map[string]any{"i": sent, "pad": pad}); err != nil {
+			t.Fatal(err)
+		}
+		sent++
+		c.out.mu.Lock()
+		partial = len(c.out.ops) > 0 || c.out.busy // the rest, queued for the writer (or being written)
+		c.out.mu.Unlock()
+	}
+	if !partial {
+		t.Fatalf("%d frames of %d KiB all went whole into the pipe", sent, maxWriteNow>>10)
+	}
+	if err := c.Notify("after", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range sent {
+		msg, _, err := in.Read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			I   int
+			Pad string
+		}
+		n := msg.(*jsonrpc2.Notification)
+		if err := json.Unmarshal(n.Params(), &p); err != nil || n.Method() != "big" || p.I != i || p.Pad != pad {
+			t.Fatalf("frame %d: %s %d (%d bytes), %v", i, n.Method(), p.I, len(p.Pad), err)
+		}
+	}
+	if msg, _, err := in.Read(context.Background()); err != nil || msg.(*jsonrpc2.Notification).Method() != "after" {
+		t.Fatalf("read %#v, %v; want notification after", msg, err)
+	}
+}
+
 // TestNotifyNeverWaitsForTheServer: senders on four goroutines write
-// notifications up to 200 KiB (past a pipe's 64 KiB buffer) while nobody
+// notifications of 10 B to 200 KiB (past a pipe's 64 KiB buffer: written
+// by the writer) while nobody
 // reads: every Notify returns, and once the pipe is read every
 // notification arrives whole, each sender's in its order.
 func TestNotifyNeverWaitsForTheServer(t *testing.T) {
 	c, in := pipeConn(t)
 	const senders, each = 4, 40
-	sizes := []int{10, 3000, 70 << 10, 200 << 10, 1}
+	sizes := []int{10, 3000, 30 << 10, 200 << 10, 1}
 	var wg sync.WaitGroup
 	for g := range senders {
 		wg.Go(func() {
