@@ -87,7 +87,10 @@ func (r *routerActor) forgetEnded() {
 // went to (callers' ids are their own: kept by sender).
 func (r *routerActor) onCancel(ctx actor.Context, sender *actor.PID, m *messages.Cancel) {
 	if f := r.calls[keyOf(sender, m.ID)]; f != nil {
-		for _, s := range f.subs { // pid and id are set before the fan-out is sent
+		for i := range f.subs {
+			// pid and id are set before the fan-out is sent; answered,
+			// which the server actors write, is not read here.
+			s := &f.subs[i]
 			ctx.Send(s.pid, &messages.Cancel{ID: s.id})
 		}
 	}
