@@ -99,7 +99,9 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 		}
 		samples := make([]sample, len(clients))
 		var own, server sample // the MCP calls less their server's time; that time
+		before, made := sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), 0
 		for i := range b.o.warmup + b.o.calls {
+			made++
 			if ctx.Err() != nil {
 				break
 			}
@@ -115,7 +117,8 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 				}
 			}
 		}
-		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side()}
+		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side(),
+			CPU: perCall(before, sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), made, made)}
 		r.OverheadP50 = round2(r.MCP.P50 - r.Raw.P50)
 		if len(own.ds) > 0 {
 			r.Own, r.Server = own.side().Latency, server.side().Latency

@@ -42,6 +42,16 @@ func writeText(w io.Writer, r *Report) error {
 		for _, o := range r.Ops {
 			fmt.Fprintf(&b, "| %s | %.2f | %.2f | %+.2f | %+.2f |\n", o.Op, o.Server.P50, o.Raw.P50, o.Own.P50, o.Own.P99)
 		}
+		if r.Ops[0].CPU != nil {
+			b.WriteString("\nCPU time per call, warm-up included (every thread's, from /proc/PID/task/*/schedstat; µs); " +
+				"the relayed client's calls, if any, are in neither column.\n\n")
+			b.WriteString("| operation | agentlsp | agentlsp's gopls | raw gopls |\n|---|---|---|---|\n")
+			for _, o := range r.Ops {
+				if c := o.CPU; c != nil {
+					fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.1f |\n", o.Op, c.Agentlsp, c.Servers, c.RawGopls)
+				}
+			}
+		}
 		if len(r.Ops) > 0 && r.Ops[0].Relayed != nil {
 			b.WriteString("\nRaw gopls through lsprelay, a process that only relays bytes (the least any process in the middle costs), in the same run:\n\n")
 			b.WriteString("| operation | relayed p50 | relayed p99 | relay overhead p50 | agentlsp overhead p50 |\n|---|---|---|---|---|\n")

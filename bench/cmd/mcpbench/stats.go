@@ -82,6 +82,9 @@ type OpResult struct {
 	// gopls processes. Server is that gopls time.
 	Own    Latency `json:"own"`
 	Server Latency `json:"server"`
+	// CPU is the processes' CPU time per call, warm-up included (nil
+	// where /proc cannot tell).
+	CPU *CallCPU `json:"cpu_per_call,omitempty"`
 }
 
 // Side is one client's calls: latency of those that answered (right or
