@@ -73,6 +73,26 @@ func TestSendersWriteThemselvesWhenTheWayIsFree(t *testing.T) {
 	}
 }
 
+// TestPassedWriteDeadlineDoesNotFailTheSender: a blocking write leaves
+// its deadline on the pipe; once that has passed (10 s after the writer's
+// last write), a sender's own write clears it instead of failing and
+// ending the connection.
+func TestPassedWriteDeadlineDoesNotFailTheSender(t *testing.T) {
+	c, in := pipeConn(t)
+	if err := c.stream.out.(*os.File).SetWriteDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if !c.writeNow(nil, "late", wireParams{}, nil) {
+		t.Fatal("not written by the sender")
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("the connection ended: %v", err)
+	}
+	if msg, _, err := in.Read(context.Background()); err != nil || msg.(*jsonrpc2.Notification).Method() != "late" {
+		t.Fatalf("read %#v, %v; want notification late", msg, err)
+	}
+}
+
 // TestWhatThePipeDidNotTakeGoesFirst: a frame the pipe takes only part
 // of has its rest queued ahead of anything sent after it, and arrives
 // whole.
