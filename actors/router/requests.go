@@ -10,10 +10,10 @@ import (
 	"github.com/agentlsp/agentlsp/messages"
 )
 
-// futureSlack is how much longer than the request's own timeout and
-// startup the router waits for a server actor's answer (the server answers
+// answerSlack is how much longer than the request's own timeout and
+// startup a fan-in waits for a server actor's answer (the server answers
 // timeouts itself).
-const futureSlack = 5 * time.Second
+const answerSlack = 5 * time.Second
 
 func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
 	if m.Session != "" {
@@ -64,7 +64,7 @@ func (r *routerActor) fanoutRequestEach(ctx actor.Context, sender *actor.PID, re
 		if t <= 0 {
 			t = e.lim.RequestTimeout
 		}
-		wait = max(wait, t+e.lim.StartupTimeout+futureSlack)
+		wait = max(wait, t+e.lim.StartupTimeout+answerSlack)
 	}
 	r.calls[caller] = f
 	for i, sub := range subs {
