@@ -120,7 +120,7 @@ func ToEditor(text string, line, char int, from Encoding) (line1, col1 int, err 
 
 // toEditor converts char (in from units, clamped to the line) of line s,
 // which is line number line, to 1-based editor numbers (a position on a
-// leading bom is column 1).
+// leading BOM is column 1).
 func toEditor(s string, line, char int, from Encoding) (line1, col1 int, err error) {
 	s, hidden := shown(s, line, from)
 	char = max(char-hidden, 0)

@@ -46,10 +46,7 @@ func (b *outbox) push(o op) error {
 		return ErrQueueFull
 	}
 	b.ops = append(b.ops, o)
-	select {
-	case b.signal <- struct{}{}:
-	default:
-	}
+	b.wake()
 	return nil
 }
 
@@ -73,16 +70,21 @@ func (b *outbox) inline(try func() *op) bool {
 		b.ops = slices.Insert(b.ops, 0, *rest)
 	}
 	if len(b.ops) > 0 {
-		select {
-		case b.signal <- struct{}{}:
-		default:
-		}
+		b.wake()
 	}
 	b.mu.Unlock()
 	if rest != nil && closed {
 		rest.abort(ErrClosed)
 	}
 	return true
+}
+
+// wake tells the writer ops wait; b.mu is held.
+func (b *outbox) wake() {
+	select {
+	case b.signal <- struct{}{}:
+	default:
+	}
 }
 
 // run is the writer goroutine: it performs ops in order until ctx (the

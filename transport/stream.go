@@ -268,14 +268,25 @@ const maxKeptBuffer = 64 << 10
 // writeRequest writes a call (id not nil) or a notification as one frame,
 // built in the stream's buffer (a frame is not retained once written).
 func (s *frameStream) writeRequest(ctx context.Context, id *jsonrpc2.ID, method string, params wireParams) (int64, error) {
-	buf, start, err := requestFrame(s.wbuf[:0], id, method, params)
+	frame, err := s.requestFrame(id, method, params)
 	if err != nil {
 		return 0, err
+	}
+	return s.writeRaw(ctx, frame)
+}
+
+// requestFrame is requestFrame in the stream's buffer, which it keeps for
+// the next frame unless it grew past maxKeptBuffer; the frame is valid
+// until then.
+func (s *frameStream) requestFrame(id *jsonrpc2.ID, method string, params wireParams) ([]byte, error) {
+	buf, start, err := requestFrame(s.wbuf[:0], id, method, params)
+	if err != nil {
+		return nil, err
 	}
 	if cap(buf) <= maxKeptBuffer {
 		s.wbuf = buf[:0]
 	}
-	return s.writeRaw(ctx, buf[start:])
+	return buf[start:], nil
 }
 
 // requestFrame encodes a call (id not nil) or a notification as one

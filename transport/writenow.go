@@ -53,14 +53,10 @@ func (c *Conn) writeNow(id *jsonrpc2.ID, method string, params wireParams, live 
 // writeRequestNow writes a request's frame as far as the output takes it
 // at once: rest is what it did not take (a copy), nil when it took all.
 func (s *frameStream) writeRequestNow(id *jsonrpc2.ID, method string, params wireParams) (rest []byte, err error) {
-	buf, start, err := requestFrame(s.wbuf[:0], id, method, params)
+	frame, err := s.requestFrame(id, method, params)
 	if err != nil {
 		return nil, err
 	}
-	if cap(buf) <= maxKeptBuffer {
-		s.wbuf = buf[:0]
-	}
-	frame := buf[start:]
 	n, err := s.now.write(frame)
 	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 		// The deadline of an earlier blocking write, passed: clear it.

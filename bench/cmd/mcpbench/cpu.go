@@ -35,16 +35,17 @@ func sampleCPU(mcpPID, rawPID int) cpuSample {
 	return s
 }
 
-// perCall is the CPU per call between two samples, in µs.
-func perCall(from, to cpuSample, mcpCalls, rawCalls int) *CallCPU {
-	if mcpCalls == 0 || rawCalls == 0 || from.agentlsp == 0 || to.agentlsp == 0 {
+// perCall is the CPU per call between two samples, in µs; each client
+// made calls calls.
+func perCall(from, to cpuSample, calls int) *CallCPU {
+	if calls == 0 || from.agentlsp == 0 || to.agentlsp == 0 {
 		return nil
 	}
-	us := func(ns int64, n int) float64 { return round2(float64(ns) / 1e3 / float64(n)) }
+	us := func(ns int64) float64 { return round2(float64(ns) / 1e3 / float64(calls)) }
 	return &CallCPU{
-		Agentlsp: us(to.agentlsp-from.agentlsp, mcpCalls),
-		Servers:  us(to.servers-from.servers, mcpCalls),
-		RawGopls: us(to.raw-from.raw, rawCalls),
+		Agentlsp: us(to.agentlsp-from.agentlsp),
+		Servers:  us(to.servers-from.servers),
+		RawGopls: us(to.raw-from.raw),
 	}
 }
 

@@ -98,13 +98,13 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 			clients = append(clients, func() (time.Duration, error) { return relayed.do(ctx, op, b.t) })
 		}
 		samples := make([]sample, len(clients))
-		var own, server sample // the MCP calls less their server's time; that time
-		before, made := sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), 0
+		var own, server sample                                                 // the MCP calls less their server's time; that time
+		before, made := sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), 0 // made: calls per client
 		for i := range b.o.warmup + b.o.calls {
-			made++
 			if ctx.Err() != nil {
 				break
 			}
+			made++
 			for k := range clients {
 				c := (i + k) % len(clients)
 				d, err := clients[c]()
@@ -118,7 +118,7 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 			}
 		}
 		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side(),
-			CPU: perCall(before, sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), made, made)}
+			CPU: perCall(before, sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), made)}
 		r.OverheadP50 = round2(r.MCP.P50 - r.Raw.P50)
 		if len(own.ds) > 0 {
 			r.Own, r.Server = own.side().Latency, server.side().Latency
