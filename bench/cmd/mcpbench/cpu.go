@@ -43,9 +43,9 @@ func perCall(from, to cpuSample, calls int) *CallCPU {
 	}
 	us := func(ns int64) float64 { return round2(float64(ns) / 1e3 / float64(calls)) }
 	return &CallCPU{
-		Agentlsp: us(to.agentlsp-from.agentlsp),
-		Servers:  us(to.servers-from.servers),
-		RawGopls: us(to.raw-from.raw),
+		Agentlsp: us(to.agentlsp - from.agentlsp),
+		Servers:  us(to.servers - from.servers),
+		RawGopls: us(to.raw - from.raw),
 	}
 }
 

@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	rep := &Report{Args: args, Machine: b.machine(ctx), Target: b.t, Params: Params{Workspace: "generated", Files: o.files,
 		Calls: o.calls, Warmup: o.warmup, Edits: o.edits, EditDelayMs: msOf(o.editDelay), Edited: o.edited, Cold: o.cold, CheckRuns: o.checkRuns,
-		MCPArgs: o.mcpArgs, CheckArgs: o.checkArgs, Client: o.client}}
+		MCPArgs: o.mcpArgs, CheckArgs: o.checkArgs, Client: o.client, Baseline: o.baseline}}
 	if o.workspace != "" {
 		rep.Params.Workspace, rep.Params.Files = b.src, 0
 	}

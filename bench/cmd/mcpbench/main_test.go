@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentlsp/agentlsp/bench/internal/benchcmd"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -185,15 +187,20 @@ func TestSmokeLeanClient(t *testing.T) {
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// The same build is measured and is its own baseline: one build.
+	bin, err := benchcmd.BuildAgentlsp(ctx, "mcpbench-test", t.TempDir(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"--client", "lean", "--phases", "nav,edit", "--files", "5", "--calls", "2", "--warmup", "1",
-		"--edits", "2", "--deadline", "90s", "--json", jsonPath}
+		"--edits", "2", "--deadline", "90s", "--json", jsonPath, "--agentlsp", bin, "--baseline", bin}
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, args, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
 	rep := readReport(t, jsonPath)
-	if rep.Params.Client != "lean" {
-		t.Errorf("report's client = %q, want lean", rep.Params.Client)
+	if rep.Params.Client != "lean" || rep.Params.Baseline != bin {
+		t.Errorf("report's client = %q, baseline %q; want lean and %s", rep.Params.Client, rep.Params.Baseline, bin)
 	}
 	if len(rep.Ops) != len(operations) {
 		t.Errorf("%d operations measured, want %d", len(rep.Ops), len(operations))
@@ -203,9 +210,39 @@ func TestSmokeLeanClient(t *testing.T) {
 		if o.Server.P50 <= 0 {
 			t.Errorf("%s: no server time read from the lean client's answers: %+v", o.Op, o.Server)
 		}
+		if o.Baseline == nil {
+			t.Errorf("%s: no baseline side with --baseline", o.Op)
+			continue
+		}
+		checkSide(t, o.Op+" baseline", o.Baseline.MCP, 2)
+		if o.Baseline.Diff.Pairs != 2 || o.Baseline.Own.Count != 2 {
+			t.Errorf("%s: baseline own times %d, pairs %d; want 2 of each", o.Op, o.Baseline.Own.Count, o.Baseline.Diff.Pairs)
+		}
+	}
+	if !strings.Contains(stdout.String(), "Against the baseline build "+bin) {
+		t.Errorf("text report lacks the baseline's table:\n%s", stdout.String())
 	}
 	if rep.Edit == nil {
 		t.Fatal("no edit phase in the report")
 	}
 	checkSide(t, "edit mcp", rep.Edit.MCP, 2)
+}
+
+// TestPairedMedian checks the median of paired differences and its 95 %
+// interval against the order-statistics table: ranks 40 and 61 of 100.
+func TestPairedMedian(t *testing.T) {
+	ds := make([]time.Duration, 100)
+	for i := range ds {
+		ds[i] = time.Duration(100-i) * time.Microsecond // 100 µs down to 1 µs: sorting is the function's
+	}
+	want := PairedDiff{Pairs: 100, P50: 0.05, Lo: 0.04, Hi: 0.061}
+	if got := pairedMedian(ds); got != want {
+		t.Errorf("pairedMedian(1..100 µs) = %+v, want %+v", got, want)
+	}
+	if got := pairedMedian([]time.Duration{-30 * time.Microsecond}); got != (PairedDiff{Pairs: 1, P50: -0.03, Lo: -0.03, Hi: -0.03}) {
+		t.Errorf("pairedMedian of one = %+v", got)
+	}
+	if got := pairedMedian(nil); got != (PairedDiff{}) {
+		t.Errorf("pairedMedian(nil) = %+v, want zero", got)
+	}
 }

@@ -24,6 +24,7 @@ var phases = []string{"nav", "edit", "cold", "check", "peers"}
 type options struct {
 	agentlsp    string   // binary; "" builds one
 	relay       bool     // also measure raw gopls through lsprelay (nav)
+	baseline    string   // another agentlsp binary measured beside it (nav); "" none
 	gopls       string   // absolute path of gopls
 	workspace   string   // existing directory; "" generates a module
 	files       int      // .go files of the generated module
@@ -60,6 +61,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.gopls, "gopls", "", "gopls binary `PATH` (default: ~/.cache/agentlsp/bin/gopls, then PATH); agentlsp is configured to run the same one")
 	fs.StringVar(&o.workspace, "workspace", "", "measure an existing `DIR` (copied per client) instead of a generated module; needs --at")
 	fs.BoolVar(&o.relay, "relay", false, "nav: also measure raw gopls through lsprelay (a process that only relays bytes), the floor of any process between a client and gopls")
+	fs.Func("baseline", "nav: also measure the agentlsp binary `PATH` (a baseline build), its calls interleaved with the others', and report the difference call by call",
+		func(v string) (err error) { o.baseline, err = lookBinary(v); return err })
 	fs.IntVar(&o.files, "files", 10, "`N` .go files in the generated module (at least 5)")
 	fs.StringVar(&o.at, "at", "", "with --workspace: a call site `FILE:LINE:COL` (1-based, on the called name)")
 	fs.StringVar(&o.impl, "impl", "", "with --workspace: an interface name `FILE:LINE:COL` for goToImplementation (default --at)")
@@ -141,10 +144,7 @@ func (o *options) addPeer(v string) error {
 	if _, known := adapters[name]; !ok || !known && name != "agentlsp" {
 		return fmt.Errorf("want NAME=PATH, NAME one of %s", strings.Join(peerNames(), ", "))
 	}
-	found, err := exec.LookPath(path)
-	if err == nil {
-		found, err = filepath.Abs(found)
-	}
+	found, err := lookBinary(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -182,4 +182,14 @@ func findGopls() string {
 	}
 	p, _ = exec.LookPath("gopls")
 	return p
+}
+
+// lookBinary finds an executable (a path, or a name on PATH) and makes its
+// path absolute.
+func lookBinary(path string) (string, error) {
+	found, err := exec.LookPath(path)
+	if err == nil {
+		found, err = filepath.Abs(found)
+	}
+	return found, err
 }

@@ -47,8 +47,15 @@ func (b *bench) warm(ctx context.Context, rep *Report) (err error) {
 			}
 			defer func() { err = errors.Join(err, relayed.close(ctx)) }()
 		}
+		var base *mcpSide
+		if o.baseline != "" {
+			if base, err = startMCP(ctx, o.baseline, b.baseWS, b.config, b.tmp, o.callTimeout, o.mcpArgs, o.client == "lean"); err != nil {
+				return fmt.Errorf("mcpbench: --baseline: %w", err)
+			}
+			defer func() { err = errors.Join(err, base.close()) }()
+		}
 		rep.Floor = b.floor(ctx, mcp)
-		rep.Ops = b.nav(ctx, raw, mcp, relayed)
+		rep.Ops = b.nav(ctx, raw, mcp, relayed, base)
 	}
 	if o.runs("edit") && b.orig != "" && o.edits > 0 {
 		rep.Edit = b.edits(ctx, raw, mcp)
@@ -83,8 +90,9 @@ func (b *bench) learnDefinition(ctx context.Context, raw *rawSide) error {
 
 // nav measures every operation: warm-up calls, then o.calls calls per
 // client, interleaved, each client first in turn; relayed (raw gopls
-// through lsprelay) is measured too unless nil.
-func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *rawSide) []OpResult {
+// through lsprelay) and base (a baseline build) are measured too unless
+// nil.
+func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *rawSide, base *mcpSide) []OpResult {
 	var out []OpResult
 	for _, op := range b.o.ops {
 		if ctx.Err() != nil {
@@ -94,27 +102,48 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 			func() (time.Duration, error) { return raw.do(ctx, op, b.t) },
 			func() (time.Duration, error) { return mcp.do(ctx, op, b.t) },
 		}
+		relayAt, baseAt := -1, -1
 		if relayed != nil {
+			relayAt = len(clients)
 			clients = append(clients, func() (time.Duration, error) { return relayed.do(ctx, op, b.t) })
 		}
+		if base != nil {
+			baseAt = len(clients)
+			clients = append(clients, func() (time.Duration, error) { return base.do(ctx, op, b.t) })
+		}
 		samples := make([]sample, len(clients))
-		var own, server sample                                                 // the MCP calls less their server's time; that time
+		var own, server, baseOwn sample                                        // the MCP calls less their server's time; that time
+		var diffs []time.Duration                                              // this build's own time less the baseline's, round by round
 		before, made := sampleCPU(mcp.cmd.Process.Pid, raw.cmd.Process.Pid), 0 // made: calls per client
+		var baseBefore cpuSample
+		if base != nil {
+			baseBefore = sampleCPU(base.cmd.Process.Pid, raw.cmd.Process.Pid)
+		}
 		for i := range b.o.warmup + b.o.calls {
 			if ctx.Err() != nil {
 				break
 			}
 			made++
+			var round ownPair
 			for k := range clients {
 				c := (i + k) % len(clients)
 				d, err := clients[c]()
-				if i >= b.o.warmup {
-					samples[c].add(d, err)
-					if c == 1 && mcp.server > 0 {
-						own.add(d-mcp.server, err)
-						server.add(mcp.server, err)
-					}
+				if i < b.o.warmup {
+					continue
 				}
+				samples[c].add(d, err)
+				switch {
+				case c == 1 && mcp.server > 0:
+					own.add(d-mcp.server, err)
+					server.add(mcp.server, err)
+					round.mine, round.ok[0] = d-mcp.server, err == nil
+				case c == baseAt && base.server > 0:
+					baseOwn.add(d-base.server, err)
+					round.base, round.ok[1] = d-base.server, err == nil
+				}
+			}
+			if round.ok[0] && round.ok[1] {
+				diffs = append(diffs, round.mine-round.base)
 			}
 		}
 		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side(),
@@ -123,9 +152,13 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 		if len(own.ds) > 0 {
 			r.Own, r.Server = own.side().Latency, server.side().Latency
 		}
-		if relayed != nil {
-			side := samples[2].side()
+		if relayAt >= 0 {
+			side := samples[relayAt].side()
 			r.Relayed, r.RelayOverheadP50 = &side, round2(side.P50-r.Raw.P50)
+		}
+		if baseAt >= 0 {
+			r.Baseline = &BaselineResult{MCP: samples[baseAt].side(), Own: baseOwn.side().Latency, Diff: pairedMedian(diffs),
+				CPU: perCall(baseBefore, sampleCPU(base.cmd.Process.Pid, raw.cmd.Process.Pid), made)}
 		}
 		fmt.Fprintf(b.log, "mcpbench: %-20s raw p50 %6.2f ms  mcp p50 %6.2f ms  overhead %+.2f ms (less its server's time %.2f)  correct %d/%d, %d/%d\n",
 			op, r.Raw.P50, r.MCP.P50, r.OverheadP50, r.Own.P50, r.Raw.Correct, r.Raw.Calls, r.MCP.Correct, r.MCP.Calls)

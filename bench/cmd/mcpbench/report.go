@@ -61,6 +61,7 @@ func writeText(w io.Writer, r *Report) error {
 				}
 			}
 		}
+		writeBaseline(&b, r.Ops, p.Baseline)
 		if f := r.Floor; f != nil {
 			fmt.Fprintf(&b, "\nThe MCP protocol's own round trip (a ping through the same client, server and pipes, no tool): "+
 				"p50 %.2f, p99 %.2f; the overhead less this floor is what agentlsp adds.\n", f.P50, f.P99)

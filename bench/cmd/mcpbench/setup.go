@@ -28,6 +28,7 @@ type bench struct {
 	// binary ("" without --relay).
 	relayWS, relay string
 	mcpWS          string // the MCP client's copy
+	baseWS         string // the baseline build's copy ("" without --baseline)
 	t              target
 	// orig and broken are the text of the file declaring the called
 	// function, as it is and with the function renamed ("" when the
@@ -105,6 +106,10 @@ func (b *bench) workspaces() error {
 	if b.relay != "" {
 		b.relayWS = filepath.Join(b.tmp, "relayed")
 		copies = append(copies, b.relayWS)
+	}
+	if o.baseline != "" {
+		b.baseWS = filepath.Join(b.tmp, "baseline")
+		copies = append(copies, b.baseWS)
 	}
 	for _, dst := range copies {
 		if err := copyTree(b.src, dst); err != nil {

@@ -53,6 +53,7 @@ type Params struct {
 	MCPArgs   []string `json:"mcp_args,omitempty"`
 	Client    string   `json:"client"` // the MCP client: sdk or lean
 	CheckArgs []string `json:"check_args,omitempty"`
+	Baseline  string   `json:"baseline,omitempty"` // the --baseline agentlsp binary
 }
 
 // Latency summarizes answered calls, in milliseconds (nearest rank).
@@ -85,6 +86,8 @@ type OpResult struct {
 	// CPU is the processes' CPU time per call, warm-up included (nil
 	// where /proc cannot tell).
 	CPU *CallCPU `json:"cpu_per_call,omitempty"`
+	// Baseline is the --baseline build's side, nil without one.
+	Baseline *BaselineResult `json:"baseline,omitempty"`
 }
 
 // Side is one client's calls: latency of those that answered (right or
