@@ -7,6 +7,14 @@ cd "$(dirname "$0")/.."
 export AGENTLSP_CACHE="${AGENTLSP_CACHE:-$HOME/.cache/agentlsp}"
 bash scripts/install-servers.sh
 go vet ./...
+# Every Go file as gofmt writes it (a file committed unformatted went
+# unnoticed once).
+unformatted="$(gofmt -l .)"
+if [ -n "$unformatted" ]; then
+  echo "test.sh: not gofmt'd (run gofmt -w on them):" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
 # The CLI builds everywhere Go runs: linux, darwin and windows on amd64 and
 # arm64, without cgo.
 crossdir="$(mktemp -d)"
