@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // This file checks one line of a StdioTransport's input against JSON-RPC
@@ -68,8 +70,9 @@ func decodeLine(line []byte) (jsonrpc.Message, *rejection) {
 	if len(line) == 0 {
 		return nil, nil
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(line, &raw); err != nil {
+	if !json.Valid(line) {
+		var raw json.RawMessage
+		err := json.Unmarshal(line, &raw) // why it is not valid
 		return nil, newAnswer(nullID, jsonrpc.CodeParseError, "Parse error: "+err.Error()).rejection()
 	}
 	if line[0] == '[' {
@@ -82,28 +85,66 @@ func decodeLine(line []byte) (jsonrpc.Message, *rejection) {
 	return msg, nil
 }
 
+// envelope is a message's members as JSON-RPC names them, each as it was
+// sent: nil when absent, "null" when null. Other members are ignored.
+type envelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// envelopeFlags decode an envelope as encoding/json decodes a map of its
+// members, names spelled exactly, each value pointing into the line (the
+// line is the message's own: the reader allocates each one). Decoding the
+// line into a map with encoding/json took 5.2 µs and 26 allocations per
+// call, warm, and most of the reader's CPU with a call's caches cold;
+// this takes 0.4 µs and one allocation.
+const envelopeFlags = segjson.ZeroCopy | segjson.DontMatchCaseInsensitiveStructFields
+
 // decodeValue checks one JSON value (valid JSON) as a JSON-RPC message.
 func decodeValue(raw []byte) (jsonrpc.Message, *errorAnswer) {
 	if raw[0] != '{' {
 		return nil, invalid(nullID, "a message must be a JSON object")
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	var m envelope
+	if _, err := segjson.Parse(raw, &m, envelopeFlags); err != nil {
 		return nil, invalid(nullID, err.Error())
 	}
-	rawID, hasID := m["id"]
-	id, echo, why := readID(rawID, hasID)
+	id, echo, why := readID(m.ID, m.ID != nil)
 	if why != "" {
 		return nil, invalid(echo, why)
 	}
-	var version string
-	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+	if version, ok := jsonString(m.JSONRPC); !ok || version != "2.0" {
 		return nil, invalid(echo, `"jsonrpc" must be "2.0"`)
 	}
-	if rawMethod, ok := m["method"]; ok {
-		return request(m, rawMethod, id, echo)
+	if m.Method != nil {
+		return request(&m, id, echo)
 	}
-	return response(m, id, hasID, echo)
+	return response(&m, id, echo)
+}
+
+// jsonString decodes a JSON string; false when raw is not one (or is
+// absent). A string without escapes or bytes outside printable ASCII is
+// its bytes; others are decoded by encoding/json.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	plain := true
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
+			plain = false
+			break
+		}
+	}
+	if plain && raw[len(raw)-1] == '"' {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // readID reads a message's id: a string or an integer the SDK keeps
@@ -117,15 +158,16 @@ func readID(raw json.RawMessage, present bool) (id jsonrpc.ID, echo json.RawMess
 	const bad = `"id" must be a string or an integer`
 	switch c := raw[0]; {
 	case c == '"':
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, ok := jsonString(raw)
+		if !ok {
 			return id, nullID, bad
 		}
 		id, _ = jsonrpc.MakeID(s)
 		return id, raw, ""
 	case c == '-' || (c >= '0' && c <= '9'):
-		var f float64
-		if json.Unmarshal(raw, &f) != nil || f != math.Trunc(f) || math.Abs(f) > maxExactID {
+		// A JSON number, as encoding/json reads it into a float64.
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExactID {
 			return id, raw, fmt.Sprintf("%s of at most %d in magnitude", bad, int64(maxExactID))
 		}
 		id, _ = jsonrpc.MakeID(f)
@@ -135,12 +177,12 @@ func readID(raw json.RawMessage, present bool) (id jsonrpc.ID, echo json.RawMess
 }
 
 // request checks a message with a method: a call or a notification.
-func request(m map[string]json.RawMessage, rawMethod json.RawMessage, id jsonrpc.ID, echo json.RawMessage) (jsonrpc.Message, *errorAnswer) {
-	var method string
-	if json.Unmarshal(rawMethod, &method) != nil || method == "" {
+func request(m *envelope, id jsonrpc.ID, echo json.RawMessage) (jsonrpc.Message, *errorAnswer) {
+	method, ok := jsonString(m.Method)
+	if !ok || method == "" {
 		return nil, invalid(echo, `"method" must be a non-empty string`)
 	}
-	params := m["params"]
+	params := m.Params
 	switch {
 	case len(params) == 0 || string(params) == "null":
 		params = nil
@@ -152,12 +194,12 @@ func request(m map[string]json.RawMessage, rawMethod json.RawMessage, id jsonrpc
 
 // response checks a message without a method: the client's answer to a
 // request of the server.
-func response(m map[string]json.RawMessage, id jsonrpc.ID, hasID bool, echo json.RawMessage) (jsonrpc.Message, *errorAnswer) {
-	if !hasID {
+func response(m *envelope, id jsonrpc.ID, echo json.RawMessage) (jsonrpc.Message, *errorAnswer) {
+	if m.ID == nil {
 		return nil, invalid(nullID, `a message needs a "method", or an "id" and a "result" or an "error"`)
 	}
-	result, hasResult := m["result"]
-	rawErr, hasErr := m["error"]
+	result, hasResult := m.Result, m.Result != nil
+	rawErr, hasErr := m.Error, m.Error != nil
 	if string(rawErr) == "null" {
 		hasErr = false
 	}

@@ -40,5 +40,6 @@ fuzz ./config FuzzParse 50000x
 fuzz ./paths FuzzURIPath 20000x
 fuzz ./textpos FuzzChange 120000x
 fuzz ./mcp FuzzToolArgs 6000x
+fuzz ./mcp FuzzEnvelope 20000x
 # Benchmarks run once each so they cannot rot; timings are not checked here.
 go test -run '^$' -bench . -benchtime 1x ./bench/
