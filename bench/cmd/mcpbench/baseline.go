@@ -46,8 +46,9 @@ func pairedMedian(ds []time.Duration) PairedDiff {
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	// The ranks (1-based) n/2 ∓ 1.96·√n/2 bound the median with 95 %
-	// confidence (the normal approximation of the binomial).
+	// The ranks (1-based) n/2 - 1.96·√n/2 and 1 + n/2 + 1.96·√n/2 bound
+	// the median with 95 % confidence (the normal approximation of the
+	// binomial), rounded outwards.
 	half := 1.96 * math.Sqrt(float64(n)) / 2
 	lo := max(1, int(math.Floor(float64(n)/2-half)))
 	hi := min(n, int(math.Ceil(float64(n)/2+half+1)))
@@ -56,13 +57,6 @@ func pairedMedian(ds []time.Duration) PairedDiff {
 
 // round3 rounds to 3 decimals: a difference of tens of microseconds.
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
-
-// ownPair collects one round's own times of the measured build and the
-// baseline.
-type ownPair struct {
-	mine, base time.Duration
-	ok         [2]bool
-}
 
 // writeBaseline writes the baseline's table.
 func writeBaseline(b *strings.Builder, ops []OpResult, path string) {

@@ -124,7 +124,8 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 				break
 			}
 			made++
-			var round ownPair
+			var mine, theirs time.Duration // this round's own times of the two builds
+			var mineOK, theirsOK bool      // answered right
 			for k := range clients {
 				c := (i + k) % len(clients)
 				d, err := clients[c]()
@@ -136,14 +137,14 @@ func (b *bench) nav(ctx context.Context, raw *rawSide, mcp *mcpSide, relayed *ra
 				case c == 1 && mcp.server > 0:
 					own.add(d-mcp.server, err)
 					server.add(mcp.server, err)
-					round.mine, round.ok[0] = d-mcp.server, err == nil
+					mine, mineOK = d-mcp.server, err == nil
 				case c == baseAt && base.server > 0:
 					baseOwn.add(d-base.server, err)
-					round.base, round.ok[1] = d-base.server, err == nil
+					theirs, theirsOK = d-base.server, err == nil
 				}
 			}
-			if round.ok[0] && round.ok[1] {
-				diffs = append(diffs, round.mine-round.base)
+			if mineOK && theirsOK {
+				diffs = append(diffs, mine-theirs)
 			}
 		}
 		r := OpResult{Op: op, Raw: samples[0].side(), MCP: samples[1].side(),
