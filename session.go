@@ -77,8 +77,11 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // diagnostics that describe it in the workspace as it is now, and reports
 // everything current (not only what changed), one report per file in
 // order; then up to 5 other files (Other set) whose diagnostics changed
-// since this session's previous answer with errors it was not shown. At
-// most 8 files are waited for at once.
+// since this session's previous answer with errors it was not shown, each
+// with the changes other than to the files named that could have made
+// them (ChangedBy: the file's own change on disk, another session's edit;
+// empty when only the named files' changes could have), those with none
+// first. At most 8 files are waited for at once.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
 	o := s.options(append([]EditOption{WithAll()}, opts...))
 	out := make([]messages.FileReport, len(files))
@@ -96,7 +99,7 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], others[i], errs[i] = s.fileDiagnostics(ctx, files[i], o)
+				out[i], others[i], errs[i] = s.fileDiagnostics(ctx, files[i], files, o)
 			}
 		}()
 	}
@@ -104,8 +107,19 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 	return appendOthers(out, others, o.OtherFiles), errors.Join(errs...)
 }
 
-func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOptions) (messages.FileReport, []messages.FileReport, error) {
-	res, err := s.edit(ctx, &messages.Edit{Path: path, Current: true}, o)
+// fileDiagnostics asks for one file's diagnostics; named are all the
+// files of the call.
+func (s *Session) fileDiagnostics(ctx context.Context, path string, named []string, o EditOptions) (messages.FileReport, []messages.FileReport, error) {
+	var others []string
+	if len(named) > 1 {
+		others = make([]string, 0, len(named)-1)
+		for _, n := range named {
+			if n != path {
+				others = append(others, n)
+			}
+		}
+	}
+	res, err := s.edit(ctx, &messages.Edit{Path: path, Current: true, Named: others}, o)
 	if err != nil {
 		return messages.FileReport{Path: path}, nil, err
 	}
@@ -113,7 +127,9 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, o EditOption
 }
 
 // appendOthers appends the other files of every answer, each once, none
-// that was named, at most max (default 5; negative: none).
+// that was named, at most max (default 5; negative: none): first those
+// only the named files' changes could have broken (no ChangedBy), then
+// the others.
 func appendOthers(named []messages.FileReport, others [][]messages.FileReport, max int) []messages.FileReport {
 	if max < 0 {
 		return named
@@ -126,15 +142,17 @@ func appendOthers(named []messages.FileReport, others [][]messages.FileReport, m
 		seen[f.URI] = true
 	}
 	n := 0
-	for _, fs := range others {
-		for _, f := range fs {
-			if n == max {
-				return named
-			}
-			if !seen[f.URI] {
-				seen[f.URI] = true
-				named = append(named, f)
-				n++
+	for _, changedMeanwhile := range []bool{false, true} {
+		for _, fs := range others {
+			for _, f := range fs {
+				if n == max {
+					return named
+				}
+				if !seen[f.URI] && (len(f.ChangedBy) > 0) == changedMeanwhile {
+					seen[f.URI] = true
+					named = append(named, f)
+					n++
+				}
 			}
 		}
 	}

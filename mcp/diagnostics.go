@@ -56,6 +56,10 @@ type FileDiagnostics struct {
 	Servers     []string     `json:"servers"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
 	More        int          `json:"more,omitempty"`
+	// ChangedBy names, for another file, the changes other than to the
+	// files named that could have made its new errors (empty: only theirs
+	// could have).
+	ChangedBy []string `json:"changedBy,omitempty"`
 }
 
 // Diagnostic is one diagnostic; lines and columns are 1-based and count
@@ -85,7 +89,10 @@ func diagnosticsTool() *sdk.Tool {
 			"from disk, waits for fresh diagnostics and reports every current error (compiler and type errors, " +
 			"undefined names, ...) as <diagnostics file=... status=...> blocks with [line:column] positions. " +
 			"status=\"fresh\" means the diagnostics describe the files as they are now; any other status " +
-			"(stale, timeout, not_ready, no_server, server_broken) comes with a note saying why.",
+			"(stale, timeout, not_ready, no_server, server_broken) comes with a note saying why. " +
+			"Files not named that have new errors follow: first those only the named files' changes could have " +
+			"broken, then those other changes could have (another agent's, or yours to files not named), each " +
+			"with a note naming them.",
 		InputSchema: schema,
 		Annotations: readOnly("Diagnostics"),
 	}
@@ -114,9 +121,24 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 	if err := ed.Render(&b, reports[:named]); err != nil {
 		return nil, DiagnosticsOutput{}, err
 	}
-	if named < len(reports) {
-		b.WriteString("Other files with errors new since the previous answer (files this change may have broken):\n")
-		if err := ed.Render(&b, reports[named:]); err != nil {
+	others := reports[named:]
+	meanwhile := slices.IndexFunc(others, func(r messages.FileReport) bool { return len(r.ChangedBy) > 0 })
+	if meanwhile < 0 {
+		meanwhile = len(others)
+	}
+	for _, g := range []struct {
+		header string
+		files  []messages.FileReport
+	}{
+		{"Other files with errors new since the previous answer (files this change may have broken):\n", others[:meanwhile]},
+		{"Other files with errors new since the previous answer that also changed otherwise meanwhile " +
+			"(by another agent, or by you in files not named here; each note says how):\n", others[meanwhile:]},
+	} {
+		if len(g.files) == 0 {
+			continue
+		}
+		b.WriteString(g.header)
+		if err := ed.Render(&b, g.files); err != nil {
 			return nil, DiagnosticsOutput{}, err
 		}
 	}
@@ -125,6 +147,9 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 		f := fileDiagnostics(ed, r)
 		if f.Detail != "" {
 			fmt.Fprintf(&b, "note: %s is %s: %s\n", f.Path, f.Status, indent(f.Detail))
+		}
+		if len(f.ChangedBy) > 0 {
+			fmt.Fprintf(&b, "note: %s could have been broken by %s\n", f.Path, strings.Join(f.ChangedBy, ", "))
 		}
 		out.Files = append(out.Files, f)
 	}
@@ -227,7 +252,7 @@ func withoutGone(reports []messages.FileReport, err error) ([]messages.FileRepor
 // fileDiagnostics converts a report to the editor view.
 func fileDiagnostics(ed *agentlsp.Editor, r messages.FileReport) FileDiagnostics {
 	f := FileDiagnostics{Path: ed.Rel(r.Path), Other: r.Other, Status: string(r.Status), Detail: r.Detail,
-		Servers: append([]string{}, r.Servers...), Diagnostics: []Diagnostic{}, More: r.More}
+		Servers: append([]string{}, r.Servers...), Diagnostics: []Diagnostic{}, More: r.More, ChangedBy: r.ChangedBy}
 	for _, d := range ed.FileDiagnostics(r) {
 		f.Diagnostics = append(f.Diagnostics, Diagnostic{
 			Severity: d.Severity.String(), Message: d.Message, Source: d.Source, Code: d.Code,

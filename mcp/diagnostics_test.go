@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentlsp/agentlsp/mcp"
+	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
 // broken has a type error after non-ASCII text on its line: the column
@@ -108,4 +109,77 @@ func TestDiagnosticsNoWait(t *testing.T) {
 	}
 	check("changed on disk, no wait", &noWait, 0, true)
 	check("changed on disk, wait", nil, 0, true)
+}
+
+// TestDiagnosticsOtherFilesSayWhatChanged: another file's new errors are
+// under "this change may have broken" only when the files named are the
+// only changes that could have made them; a file another agent rewrote
+// on disk comes under its own header, with a note naming that change.
+func TestDiagnosticsOtherFilesSayWhatChanged(t *testing.T) {
+	c := connect(t, "gonav", goplsConfig(t))
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(c.ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const theirs = "package gonav\n\n// Theirs is another agent's.\nfunc Theirs() int { return 1 }\n"
+	write("mine.go", "package gonav\n\n// Mine is the agent's.\nfunc Mine(x int) int { return x }\n")
+	write("user.go", "package gonav\n\nvar _ = Mine(1)\n")
+	write("theirs.go", theirs)
+	var out mcp.DiagnosticsOutput
+	c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"mine.go", "user.go", "theirs.go"}}, &out)
+
+	// Another agent breaks theirs.go; this one asks about mine.go, unchanged.
+	write("theirs.go", "package gonav\n\n// Theirs is another agent's.\nfunc Theirs() int { return undefinedTheirs }\n")
+	text := otherFileReported(t, c, "mine.go", "theirs.go", &out)
+	want := mcp.FileDiagnostics{Path: "theirs.go", Other: true, Status: "fresh", Servers: []string{"gopls"},
+		ChangedBy: []string{"a change on disk to theirs.go"}, Diagnostics: []mcp.Diagnostic{{
+			Severity: "error", Line: 4, Column: 28, EndLine: 4, EndColumn: 43, Message: "undefined: undefinedTheirs",
+			Source: "compiler", Code: "UndeclaredName"}}}
+	if diff := cmp.Diff(want, out.Files[1]); diff != "" {
+		t.Errorf("theirs.go (-want +got):\n%s", diff)
+	}
+	wantText := "<diagnostics file=\"mine.go\" status=\"fresh\">\n</diagnostics>\n" +
+		"Other files with errors new since the previous answer that also changed otherwise meanwhile " +
+		"(by another agent, or by you in files not named here; each note says how):\n" +
+		"<diagnostics file=\"theirs.go\" status=\"fresh\">\n" +
+		"ERROR [4:28] undefined: undefinedTheirs (compiler/UndeclaredName)\n" +
+		"</diagnostics>\n" +
+		"note: theirs.go could have been broken by a change on disk to theirs.go\n"
+	if text != wantText {
+		t.Errorf("text =\n%s\nwant\n%s", text, wantText)
+	}
+
+	// The other agent repairs it; this one changes Mine's signature and
+	// breaks user.go, which nothing else changed.
+	write("theirs.go", theirs)
+	testenv.Eventually(t, callTimeout, "theirs.go clean", func() bool {
+		out = mcp.DiagnosticsOutput{}
+		c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"theirs.go"}}, &out)
+		return len(out.Files) == 1 && len(out.Files[0].Diagnostics) == 0
+	})
+	write("mine.go", "package gonav\n\n// Mine is the agent's.\nfunc Mine(x, y int) int { return x + y }\n")
+	text = otherFileReported(t, c, "mine.go", "user.go", &out)
+	if f := out.Files[1]; len(f.ChangedBy) != 0 || len(f.Diagnostics) != 1 {
+		t.Errorf("user.go = %+v, want its one error, caused by the change to mine.go alone", f)
+	}
+	if !strings.Contains(text, "Other files with errors new since the previous answer (files this change may have broken):\n"+
+		"<diagnostics file=\"user.go\"") || strings.Contains(text, "note:") {
+		t.Errorf("text =\n%s\nwant user.go under the header of the change's own", text)
+	}
+}
+
+// otherFileReported asks for named's diagnostics until other is among the
+// other files of the answer (its server may publish it a moment later),
+// and returns the answer with other second.
+func otherFileReported(t *testing.T, c *client, named, other string, out *mcp.DiagnosticsOutput) string {
+	t.Helper()
+	var text string
+	testenv.Eventually(t, callTimeout, other+" among the other files", func() bool {
+		*out = mcp.DiagnosticsOutput{} // decoding into the previous answer would keep its fields
+		text = c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{named}}, out)
+		return len(out.Files) == 2 && out.Files[1].Path == other
+	})
+	return text
 }

@@ -15,6 +15,11 @@ type Edit struct {
 	Path    string // absolute, or relative to the workspace
 	Text    string // the new text (not with Current)
 	Current bool
+	// Named are, with Current, the other files named in the same
+	// diagnostics call (absolute, or relative to the workspace): changes
+	// on disk to them are the caller's, as its own file's are, when the
+	// errors of files it did not name are attributed.
+	Named []string
 	// Create lets the file be missing on disk: the document exists in
 	// memory (an overlay) until it is saved (SyncSave writes it).
 	Create        bool

@@ -73,6 +73,9 @@ type AwaitEdit struct {
 	// those with errors new to the session since its previous answer,
 	// not the files the change broke.
 	Current bool
+	// Named are the URIs of the other files of the same diagnostics call
+	// (Edit.Named, resolved).
+	Named []string
 	WaitOptions
 }
 
@@ -128,7 +131,12 @@ type FileReport struct {
 	Other bool
 	// ChangedBy names, for a file in EditResult.Meanwhile, the changes that
 	// overlapped the edit and could have made its errors (another
-	// session's edit, a change on disk), or why the edit could not.
+	// session's edit, a change on disk), or why the edit could not. For
+	// another file of a diagnostics call (Other set) it names the changes
+	// since the session's previous answer, other than to the files the
+	// call named, that could have made its new errors (the file's own
+	// change on disk, another session's edit); empty when only the named
+	// files' changes could have.
 	ChangedBy []string
 }
 

@@ -2,6 +2,7 @@ package diagnostics
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -130,10 +131,7 @@ func (a *diagnosticsActor) othersMay(e *edits.Edit, uri string, over []*edits.Ed
 // cause and names none.
 func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit, name bool) (why []string, found bool) {
 	to := reach.TargetOf(paths.FromURI(uri))
-	var c causeList
-	if name {
-		c.why = make([]string, 0, maxReasons+2) // the names, "and N more", "cause unknown"
-	}
+	c := newCauseList(name)
 	unreachable := e.Reach != nil && e.Reach.ReachesTarget(to) == reach.No
 	if unreachable {
 		if !name {
@@ -143,50 +141,106 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 			c.why = append(c.why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
 		}
 	}
+	sc := changeScope{since: e.Started.Add(-overlapLookback),
+		ownEdit: func(o *edits.Edit) bool { return o.Session == e.Session && o.URI == e.URI }} // the same change, tried again
+	if a.addChanges(&c, to, over, sc) && !name {
+		return nil, true
+	}
+	why = c.names()
+	if len(why) == 1 && unreachable {
+		why = append(why, "cause unknown")
+	}
+	return why, c.found
+}
+
+// sessionScope is what the other files of a diagnostics call's answer are
+// attributed to: the changes from the session's previous answer on (less
+// the lookback, for effects still in flight then; for a first answer, the
+// call's own window), other than the caller's: its own edits, changes on
+// disk to the files it names now, and changes to files that one of its
+// answers after them was for. Each file's causes are what can reach it
+// (sessionCauses).
+func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) (changeScope, []*edits.Edit) {
+	named := []string{e.URI}
+	if e.Req != nil {
+		named = append(named, e.Req.Named...)
+	}
+	prev := sess.answeredAt
+	if !prev.Before(e.Started) { // no previous answer (or one of this call's own)
+		prev = time.Time{}
+	}
+	since := e.Started
+	if !prev.IsZero() {
+		since = prev
+	}
+	sc := changeScope{since: since.Add(-overlapLookback),
+		ownEdit: func(o *edits.Edit) bool { return o.Session == e.Session },
+		ownDisk: func(d *diskChange) bool {
+			u := paths.URI(d.path)
+			return slices.Contains(named, u) || sess.answeredAfter(u, d.at)
+		}}
+	return sc, a.edits.OverlappingSince(e, sc.since)
+}
+
+// sessionCauses names the changes of sc (sessionScope) that can reach
+// uri: none when only the caller's could have made its new errors (or
+// nothing the runtime saw did).
+func (a *diagnosticsActor) sessionCauses(uri string, sc changeScope, over []*edits.Edit) []string {
+	c := newCauseList(true)
+	a.addChanges(&c, reach.TargetOf(paths.FromURI(uri)), over, sc)
+	return c.names()
+}
+
+// changeScope says which changes addChanges considers: the edits given
+// and the changes on disk from since on, less the caller's own.
+type changeScope struct {
+	since   time.Time
+	ownEdit func(*edits.Edit) bool
+	ownDisk func(*diskChange) bool // nil: none is
+}
+
+// addChanges adds to c the changes of sc that can reach to, and reports
+// whether there was one. A list that does not name stops at the first.
+func (a *diagnosticsActor) addChanges(c *causeList, to reach.Target, over []*edits.Edit, sc changeScope) bool {
 	for _, o := range over {
-		if o.Session == e.Session && o.URI == e.URI {
-			continue // the same change, tried again
-		}
-		if o.Reach != nil && o.Reach.ReachesTarget(to) == reach.No {
+		if sc.ownEdit(o) || o.Reach != nil && o.Reach.ReachesTarget(to) == reach.No {
 			continue
 		}
-		if !name {
-			return nil, true
+		if !c.name {
+			c.found = true
+			return true
 		}
 		if c.add() {
 			c.why = append(c.why, "session "+o.Session+"'s edit of "+filepath.Base(paths.FromURI(o.URI)))
 		}
 	}
-	// a.disk is in the order the changes came: those since the edit
-	// (less the lookback) are its tail.
-	since := e.Started.Add(-overlapLookback)
-	first := sort.Search(len(a.disk), func(i int) bool { return !a.disk[i].at.Before(since) })
+	// a.disk is in the order the changes came: those since sc.since are
+	// its tail.
+	first := sort.Search(len(a.disk), func(i int) bool { return !a.disk[i].at.Before(sc.since) })
 	for i, d := range a.disk[first:] {
 		if len(c.why) >= maxReasons && !to.Known() { // every change may reach it: count the rest at once
 			c.more += len(a.disk) - first - i
+			c.found = true
 			break
 		}
-		if d.reach != nil && d.reach.ReachesTarget(to) == reach.No {
+		if sc.ownDisk != nil && sc.ownDisk(d) || d.reach != nil && d.reach.ReachesTarget(to) == reach.No {
 			continue
 		}
-		if !name {
-			return nil, true
+		if !c.name {
+			c.found = true
+			return true
 		}
-		if c.add() {
-			c.why = append(c.why, "a change on disk to "+d.path)
+		if len(c.why) >= maxReasons { // only counted: not formatted
+			c.add()
+			continue
+		}
+		why := "a change on disk to " + paths.Rel(a.cfg.Workspace, d.path) // relative within the workspace
+		if !slices.Contains(c.why, why) { // not the same file written again
+			c.add()
+			c.why = append(c.why, why)
 		}
 	}
-	why = c.why
-	if c.more > 0 {
-		why = append(why, "and "+strconv.Itoa(c.more)+" more "+plural(c.more, "change"))
-	}
-	if len(why) == 1 && unreachable {
-		why = append(why, "cause unknown")
-	}
-	if len(why) == 0 {
-		why = nil
-	}
-	return why, c.found
+	return c.found
 }
 
 // causeList collects the causes causes names: the first maxReasons named,
@@ -194,9 +248,30 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 // one to be named is (naming every overlapping change, to count most of
 // them, was most of an answer's work with 64 agents editing).
 type causeList struct {
+	name  bool // names causes; else only finds one
 	found bool
 	why   []string
 	more  int
+}
+
+func newCauseList(name bool) causeList {
+	c := causeList{name: name}
+	if name {
+		c.why = make([]string, 0, maxReasons+2) // the names, "and N more", "cause unknown"
+	}
+	return c
+}
+
+// names are the causes named, the rest counted; nil when none.
+func (c *causeList) names() []string {
+	why := c.why
+	if c.more > 0 {
+		why = append(why, "and "+strconv.Itoa(c.more)+" more "+plural(c.more, "change"))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return why
 }
 
 // add counts a cause and reports whether the caller names it.

@@ -3,6 +3,7 @@ package diagnostics
 import (
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -11,6 +12,35 @@ import (
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 )
+
+// answerMark is one answer to a session: when it was given, and the files
+// it was for (a diagnostics call's named files, an edit's file).
+type answerMark struct {
+	at    time.Time
+	named []string
+}
+
+// maxAnswerMarks bounds the answers a session remembers.
+const maxAnswerMarks = 8
+
+// answeredAfter reports whether an answer to the session after at was for
+// the file uri: a change to it before then was the session's to see.
+func (s *session) answeredAfter(uri string, at time.Time) bool {
+	for _, m := range s.answers {
+		if m.at.After(at) && slices.Contains(m.named, uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteAnswer remembers an answer.
+func (s *session) noteAnswer(at time.Time, named []string) {
+	if len(s.answers) == maxAnswerMarks {
+		s.answers = append(s.answers[:0], s.answers[1:]...)
+	}
+	s.answers = append(s.answers, answerMark{at: at, named: named})
+}
 
 // session is one agent session's state: what was delivered to it (an LRU
 // of files, each with the keys delivered), and its passive subscription.
@@ -25,6 +55,10 @@ type session struct {
 	// answeredSeq is the store's write count at the session's last answer
 	// (0 before the first).
 	answeredSeq uint64
+	answeredAt  time.Time // when (zero before the first)
+	// answers are the session's latest answers (at most maxAnswerMarks):
+	// when, and for which files.
+	answers []answerMark
 	// The subscription's filter: files under prefixes, and (own) only the
 	// files the session edited or asked about (at most MaxFiles kept).
 	prefixes []string

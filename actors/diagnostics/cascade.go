@@ -60,13 +60,16 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 
 // sessionCascade finds, for a diagnostics call, the documents of its
 // servers written since the session's previous answer (or since the call
-// began, for a first answer) whose errors were not shown to the session.
+// began, for a first answer) whose errors were not shown to the session,
+// each with the changes other than to the files the call named that could
+// have made them (ChangedBy).
 func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
 	if maxFiles <= 0 || e.Session == "" {
 		return nil
 	}
 	sess := a.session(e.Session)
 	uris := a.othersChanged(e, a.toldSince(e))
+	sc, over := a.sessionScope(e, sess)
 	views := a.editViews(e)
 	var out []messages.FileReport
 	for _, u := range uris {
@@ -83,7 +86,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
 		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true})
+			Servers: servers, Other: true, ChangedBy: a.sessionCauses(u, sc, over)})
 	}
 	return out
 }

@@ -54,7 +54,9 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	a.markDelivered(e.Session, res.Files)
 	a.markDelivered(e.Session, res.Meanwhile)
 	if e.Session != "" {
-		a.session(e.Session).answeredSeq = a.store.Seq()
+		sess := a.session(e.Session)
+		sess.answeredSeq, sess.answeredAt = a.store.Seq(), a.now()
+		sess.noteAnswer(sess.answeredAt, append([]string{e.URI}, req.Named...))
 	}
 	return res
 }

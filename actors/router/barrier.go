@@ -177,11 +177,27 @@ func (r *routerActor) diskChanged(ctx actor.Context, path string, doc *document,
 	switch {
 	case !stamp.Exists() && doc.stamp.Exists():
 		r.cfg.Logger.Debug("open document deleted on disk; closing it", "path", path)
+		r.tellUnseen(ctx, seen, path, messages.FileDeleted)
 		r.closeOnServers(ctx, doc, func(fs *messages.FileSynced) { r.logSyncErrors("close of a deleted file", fs) })
 	case stamp.Exists() && (!doc.current(stamp) || seen && doc.fromDisk):
+		if !doc.current(stamp) {
+			r.tellUnseen(ctx, seen, path, messages.FileChanged)
+		}
 		r.b.ops++
 		r.resync(ctx, path, doc, r.opDone(ctx))
 	}
+}
+
+// tellUnseen tells the diagnostics actor of a change on disk the watcher
+// did not report (none runs, or it may have missed changes), as it
+// forwards those it reports: what changed on disk and when is what other
+// files' errors are attributed to.
+func (r *routerActor) tellUnseen(ctx actor.Context, seen bool, path string, t messages.FileChangeType) {
+	if seen || r.cfg.Diagnostics == nil {
+		return
+	}
+	ctx.Send(r.cfg.Diagnostics, &messages.FilesChanged{Workspace: r.cfg.Workspace,
+		Changes: []messages.FileChange{{Path: path, URI: paths.URI(path), Type: t}}})
 }
 
 // opDone returns the completion of one piece of barrier work.

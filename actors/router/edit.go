@@ -61,7 +61,7 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 			r.reply(ctx, sender, &messages.EditApplied{ID: m.ID, Path: fs.Path, URI: fs.URI, Servers: fs.Servers})
 		}
 		await := &messages.AwaitEdit{EditID: eid, CallerID: m.ID, Session: m.Session, URI: fs.URI,
-			Servers: fs.Servers, Current: m.Current, WaitOptions: m.WaitOptions}
+			Servers: fs.Servers, Current: m.Current, Named: r.namedURIs(m), WaitOptions: m.WaitOptions}
 		if sender == nil {
 			ctx.Send(r.cfg.Diagnostics, await)
 			return
@@ -79,6 +79,22 @@ func (r *routerActor) editPath(m *messages.Edit) (string, error) {
 		}
 	}
 	return r.checkFile(m.Path, m.Create && !m.Current)
+}
+
+// namedURIs are the URIs of the other files of a diagnostics call
+// (Edit.Named); a path outside the workspace is left out (its own call
+// says why).
+func (r *routerActor) namedURIs(m *messages.Edit) []string {
+	if !m.Current || len(m.Named) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m.Named))
+	for _, p := range m.Named {
+		if abs, err := r.inWorkspace(p); err == nil {
+			out = append(out, paths.URI(abs))
+		}
+	}
+	return out
 }
 
 // syncError is why a sync sent nothing: a path error, or every server

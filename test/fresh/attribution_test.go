@@ -2,7 +2,9 @@ package fresh
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -112,5 +114,63 @@ func TestDiskChangeIsNotBlamedOnAnEdit(t *testing.T) {
 	}
 	if has(res.Files, "b/b.go") {
 		t.Errorf("a change on disk to a/a.go blamed on an edit of e/e.go: files %v", names(res.Files))
+	}
+}
+
+// TestDiagnosticsCallAttribution: an agent that writes files itself and
+// then asks for their diagnostics hears of another file's new errors as
+// its change's only when the files it names are the only changes that
+// could have made them; a file another agent wrote on disk meanwhile is
+// named as their possible cause.
+func TestDiagnosticsCallAttribution(t *testing.T) {
+	files := maps.Clone(attrFiles)
+	files["a/a2.go"] = "package a\n\n// K is a's second file.\nfunc K() int { return 2 }\n"
+	ws := workspace(t, files)
+	s := start(t, ws).Session("A")
+	warm(t, s, "a/a.go", "a/a2.go", "b/b.go", "e/e.go", "c/c.go")
+
+	// Another agent breaks a; A asks about e, which it did not change.
+	write(t, ws, "a/a.go", brokenA)
+	if b := otherFile(t, s, "b/b.go", "e/e.go"); !slices.Contains(b.ChangedBy, "a change on disk to a/a.go") {
+		t.Errorf("b/b.go, broken by another agent's a/a.go: changed by %q, want the change to a/a.go named", b.ChangedBy)
+	}
+
+	// a is repaired; then A changes both files of a and names both: what
+	// broke b is its own, though each file alone is not all of it.
+	write(t, ws, "a/a.go", files["a/a.go"])
+	deadline := time.Now().Add(90 * time.Second)
+	for b, _ := freshDiagnostics(t, s, "b/b.go"); len(errorsOf(b)) > 0; b, _ = freshDiagnostics(t, s, "b/b.go") {
+		if time.Now().After(deadline) {
+			t.Fatalf("b/b.go after a was repaired: %v", errorsOf(b))
+		}
+	}
+	write(t, ws, "a/a.go", brokenA)
+	write(t, ws, "a/a2.go", files["a/a2.go"]+"\n// A's comment.\n")
+	if b := otherFile(t, s, "b/b.go", "a/a.go", "a/a2.go"); len(b.ChangedBy) != 0 {
+		t.Errorf("b/b.go, broken by A's own a/a.go: changed by %q, want nothing else", b.ChangedBy)
+	}
+}
+
+// otherFile asks for the named files' diagnostics until other is among
+// the other files of an answer (its server may publish a moment later),
+// and returns its report.
+func otherFile(t *testing.T, s *agentlsp.Session, other string, named ...string) messages.FileReport {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		reports, err := s.Diagnostics(ctx, named)
+		cancel()
+		if err != nil {
+			t.Fatalf("Diagnostics(%v): %v", named, err)
+		}
+		for _, r := range reports[len(named):] {
+			if filepath.ToSlash(r.Path) == other {
+				return r
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Diagnostics(%v): %s never among the other files (last %v)", named, other, names(reports))
+		}
 	}
 }

@@ -346,7 +346,11 @@ func (t *Tracker) Find(id uint64) *Edit {
 // Overlapping returns the edits other than e that ran while e did: those
 // held, and those that finished after e started (one that finished before
 // had all its diagnostics then). They may have changed the same files as e.
-func (t *Tracker) Overlapping(e *Edit) []*Edit {
+func (t *Tracker) Overlapping(e *Edit) []*Edit { return t.OverlappingSince(e, e.Started) }
+
+// OverlappingSince returns the edits other than e held, and those that
+// finished after since.
+func (t *Tracker) OverlappingSince(e *Edit, since time.Time) []*Edit {
 	var out []*Edit
 	for _, o := range t.edits {
 		if o != e {
@@ -354,7 +358,7 @@ func (t *Tracker) Overlapping(e *Edit) []*Edit {
 		}
 	}
 	for _, o := range t.recent {
-		if o != e && o.Ended.After(e.Started) {
+		if o != e && o.Ended.After(since) {
 			out = append(out, o)
 		}
 	}
