@@ -235,7 +235,7 @@ func (a *diagnosticsActor) addChanges(c *causeList, to reach.Target, over []*edi
 			continue
 		}
 		why := "a change on disk to " + paths.Rel(a.cfg.Workspace, d.path) // relative within the workspace
-		if !slices.Contains(c.why, why) { // not the same file written again
+		if !slices.Contains(c.why, why) {                                  // not the same file written again
 			c.add()
 			c.why = append(c.why, why)
 		}
