@@ -234,8 +234,9 @@ func (a *diagnosticsActor) addChanges(c *causeList, to reach.Target, over []*edi
 			c.add()
 			continue
 		}
-		why := "a change on disk to " + paths.Rel(a.cfg.Workspace, d.path) // relative within the workspace
-		if !slices.Contains(c.why, why) {                                  // not the same file written again
+		// Relative within the workspace; a file written again is named once.
+		why := "a change on disk to " + paths.Rel(a.cfg.Workspace, d.path)
+		if !slices.Contains(c.why, why) {
 			c.add()
 			c.why = append(c.why, why)
 		}
