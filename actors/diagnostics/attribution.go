@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
+	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
@@ -31,6 +32,9 @@ const (
 	maxReachQueue   = 512
 	maxDiskChanges  = 256
 	overlapLookback = 500 * time.Millisecond // changes just before an edit may still be in flight
+	// maxDiagnoseLag bounds how long before a session's previous answer a
+	// change may have been that made another file's errors since.
+	maxDiagnoseLag = 10 * time.Second
 )
 
 // diskChange is a change on disk the router forwarded.
@@ -160,35 +164,56 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 // disk to the files it names now, and changes to files that one of its
 // answers after them was for. Each file's causes are what can reach it
 // (sessionCauses).
-func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) (changeScope, []*edits.Edit) {
+func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScope {
 	named := []string{e.URI}
 	if e.Req != nil {
 		named = append(named, e.Req.Named...)
 	}
-	prev := sess.answeredAt
-	if !prev.Before(e.Started) { // no previous answer (or one of this call's own)
-		prev = time.Time{}
-	}
 	since := e.Started
-	if !prev.IsZero() {
+	if prev := sess.answeredAt; prev.Before(e.Started) && !prev.IsZero() { // not one of this call's own
 		since = prev
 	}
-	sc := changeScope{since: since.Add(-overlapLookback),
+	return changeScope{since: since.Add(-overlapLookback),
 		ownEdit: func(o *edits.Edit) bool { return o.Session == e.Session },
 		ownDisk: func(d *diskChange) bool {
 			u := paths.URI(d.path)
 			return slices.Contains(named, u) || sess.answeredAfter(u, d.at)
 		}}
-	return sc, a.edits.OverlappingSince(e, sc.since)
 }
 
 // sessionCauses names the changes of sc (sessionScope) that can reach
 // uri: none when only the caller's could have made its new errors (or
-// nothing the runtime saw did).
-func (a *diagnosticsActor) sessionCauses(uri string, sc changeScope, over []*edits.Edit) []string {
+// nothing the runtime saw did). What its servers said of uri before
+// (its entries at write told, the baseline of its new errors) is what
+// they made of the changes until then: the changes since the oldest of
+// those diagnoses (less the lookback) count too, however long before
+// the session's previous answer (a busy server diagnoses seconds after a
+// change), up to maxDiagnoseLag before it.
+func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeScope, told uint64) []string {
+	horizon := sc.since.Add(-maxDiagnoseLag)
+	for _, sv := range a.store.Servers(uri) {
+		if t := diagnosedAt(a.store.At(store.Key{Server: sv, URI: uri}, told)); !t.IsZero() && t.Add(-overlapLookback).Before(sc.since) {
+			sc.since = t.Add(-overlapLookback)
+		}
+	}
+	if sc.since.Before(horizon) {
+		sc.since = horizon
+	}
 	c := newCauseList(true)
-	a.addChanges(&c, reach.TargetOf(paths.FromURI(uri)), over, sc)
+	a.addChanges(&c, reach.TargetOf(paths.FromURI(uri)), a.edits.OverlappingSince(e, sc.since), sc)
 	return c.names()
+}
+
+// diagnosedAt is when the latest diagnosis of an entry arrived (zero when
+// none did).
+func diagnosedAt(en store.Entry) time.Time {
+	var t time.Time
+	for _, p := range []*store.Published{en.Push, en.Pull} {
+		if p != nil && p.At.After(t) {
+			t = p.At
+		}
+	}
+	return t
 }
 
 // changeScope says which changes addChanges considers: the edits given

@@ -13,33 +13,18 @@ import (
 	"github.com/agentlsp/agentlsp/paths"
 )
 
-// answerMark is one answer to a session: when it was given, and the files
-// it was for (a diagnostics call's named files, an edit's file).
-type answerMark struct {
-	at    time.Time
-	named []string
-}
-
-// maxAnswerMarks bounds the answers a session remembers.
-const maxAnswerMarks = 8
-
 // answeredAfter reports whether an answer to the session after at was for
 // the file uri: a change to it before then was the session's to see.
 func (s *session) answeredAfter(uri string, at time.Time) bool {
-	for _, m := range s.answers {
-		if m.at.After(at) && slices.Contains(m.named, uri) {
-			return true
-		}
-	}
-	return false
+	t, ok := s.answered.Peek(uri)
+	return ok && t.After(at)
 }
 
-// noteAnswer remembers an answer.
-func (s *session) noteAnswer(at time.Time, named []string) {
-	if len(s.answers) == maxAnswerMarks {
-		s.answers = append(s.answers[:0], s.answers[1:]...)
+// noteAnswer remembers an answer for the files named.
+func (s *session) noteAnswer(at time.Time, named ...string) {
+	for _, u := range named {
+		s.answered.Add(u, at)
 	}
-	s.answers = append(s.answers, answerMark{at: at, named: named})
 }
 
 // session is one agent session's state: what was delivered to it (an LRU
@@ -56,9 +41,9 @@ type session struct {
 	// (0 before the first).
 	answeredSeq uint64
 	answeredAt  time.Time // when (zero before the first)
-	// answers are the session's latest answers (at most maxAnswerMarks):
-	// when, and for which files.
-	answers []answerMark
+	// answered says when an answer to the session was last for a file (a
+	// diagnostics call's named files, an edit's file; at most MaxFiles).
+	answered *lru.Cache[string, time.Time]
 	// The subscription's filter: files under prefixes, and (own) only the
 	// files the session edited or asked about (at most MaxFiles kept).
 	prefixes []string
@@ -87,7 +72,8 @@ func (a *diagnosticsActor) session(id string) *session {
 			a.evictSession()
 		}
 		mine, _ := lru.New[string, struct{}](a.cfg.MaxFiles)
-		s = &session{delivered: dedup.NewDelivered(a.cfg.MaxFiles), dirty: make(map[string]bool), mine: mine}
+		answered, _ := lru.New[string, time.Time](a.cfg.MaxFiles)
+		s = &session{delivered: dedup.NewDelivered(a.cfg.MaxFiles), dirty: make(map[string]bool), mine: mine, answered: answered}
 		a.sessions[id] = s
 	}
 	return s

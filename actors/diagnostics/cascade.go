@@ -68,8 +68,9 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		return nil
 	}
 	sess := a.session(e.Session)
-	uris := a.othersChanged(e, a.toldSince(e))
-	sc, over := a.sessionScope(e, sess)
+	told := a.toldSince(e)
+	uris := a.othersChanged(e, told)
+	sc := a.sessionScope(e, sess)
 	views := a.editViews(e)
 	var out []messages.FileReport
 	for _, u := range uris {
@@ -86,7 +87,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
 		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true, ChangedBy: a.sessionCauses(u, sc, over)})
+			Servers: servers, Other: true, ChangedBy: a.sessionCauses(e, u, sc, told)})
 	}
 	return out
 }

@@ -56,7 +56,8 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	if e.Session != "" {
 		sess := a.session(e.Session)
 		sess.answeredSeq, sess.answeredAt = a.store.Seq(), a.now()
-		sess.noteAnswer(sess.answeredAt, append([]string{e.URI}, req.Named...))
+		sess.noteAnswer(sess.answeredAt, e.URI)
+		sess.noteAnswer(sess.answeredAt, req.Named...)
 	}
 	return res
 }

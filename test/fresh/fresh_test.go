@@ -82,6 +82,9 @@ func TestOtherFilesTheChangeBroke(t *testing.T) {
 	if caller == nil || !caller.Other || !contains(errorsOf(*caller), "not enough arguments") {
 		t.Fatalf("other files = %+v, want cmd/main.go with the broken call", others)
 	}
+	if len(caller.ChangedBy) != 0 {
+		t.Errorf("cmd/main.go, broken by the change to the file named alone: changed by %q, want nothing else", caller.ChangedBy)
+	}
 	// Told once: the next answer does not repeat it.
 	_, others = freshDiagnostics(t, s, "util/util.go")
 	if len(others) != 0 {

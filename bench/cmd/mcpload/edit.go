@@ -170,15 +170,83 @@ type diagFile struct {
 	Path string `json:"path"`
 	// Other marks a file the call did not name, reported because its
 	// diagnostics changed (newer agentlsp versions).
-	Other       bool   `json:"other,omitempty"`
-	Status      string `json:"status"`
-	Detail      string `json:"detail,omitempty"`
+	Other       bool     `json:"other,omitempty"`
+	ChangedBy   []string `json:"changedBy,omitempty"`
+	Status      string   `json:"status"`
+	Detail      string   `json:"detail,omitempty"`
 	Diagnostics []struct {
 		Severity string `json:"severity"`
 		Line     int    `json:"line"`
 		Column   int    `json:"column"`
 		Message  string `json:"message"`
 	} `json:"diagnostics"`
+}
+
+// otherFiles counts the files of diagnostics answers the calls did not
+// name: those whose errors the answer says only the named file's change
+// could have made (no changedBy), split by whether the asking worker
+// writes them (it may have broken them) or another does (it cannot have:
+// another agent's breakage presented as the caller's); and those it
+// names other changes for.
+// Workers of one client share its agentlsp session, which cannot tell
+// them apart: another worker of the same client is counted apart.
+type otherFiles struct {
+	Own         int `json:"unattributed_own"`
+	SameSession int `json:"unattributed_same_session"`
+	Others      int `json:"unattributed_other_sessions"`
+	Attributed  int `json:"with_changes_named"`
+}
+
+func (o *otherFiles) add(p otherFiles) {
+	o.Own += p.Own
+	o.SameSession += p.SameSession
+	o.Others += p.Others
+	o.Attributed += p.Attributed
+}
+
+// otherFilesOf counts an answer's other files.
+func (w *worker) otherFilesOf(a diagAnswer) otherFiles {
+	var n otherFiles
+	for _, f := range a.Files {
+		switch {
+		case !f.Other:
+		case len(f.ChangedBy) > 0:
+			n.Attributed++
+		case w.writes(f.Path):
+			n.Own++
+		case clientOf(f.Path) == w.c.id:
+			n.SameSession++
+		default:
+			n.Others++
+		}
+	}
+	return n
+}
+
+// clientOf is the client whose worker writes the file at path, -1 if
+// none does (editFileFor's names: go/edits/cCwW/..., py/edits/cC_wW...).
+func clientOf(path string) int {
+	var c, w int
+	base := strings.TrimPrefix(strings.TrimPrefix(path, "go/edits/"), "py/edits/")
+	if _, err := fmt.Sscanf(base, "c%dw%d", &c, &w); err == nil {
+		return c
+	}
+	if _, err := fmt.Sscanf(base, "c%d_w%d", &c, &w); err == nil {
+		return c
+	}
+	return -1
+}
+
+// writes reports whether the file at path (relative, slash-separated) is
+// one the worker writes or asks about: only its own writes change them
+// (editFileFor).
+func (w *worker) writes(path string) bool {
+	for _, f := range w.edits {
+		if path == f.path || path == f.asked {
+			return true
+		}
+	}
+	return false
 }
 
 // errorsOf renders the file's errors as "line: message" strings.
@@ -243,6 +311,7 @@ func (w *worker) edit(ctx context.Context, f editFile) result {
 	if err != nil || i < 0 {
 		return r.with(outcomeWrong, fmt.Sprintf("answer is not about %s: %s (%v)", f.asked, raw, err))
 	}
+	r.others = w.otherFilesOf(a)
 	file := a.Files[i]
 	r.answer = fmt.Sprintf("status %s, errors %q", file.Status, file.errorsOf())
 	if file.Status != "fresh" {

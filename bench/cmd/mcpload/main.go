@@ -17,7 +17,10 @@
 //     that do not describe the file on disk;
 //   - unanswered: no answer within --call-timeout, or a broken connection;
 //   - non-fresh diagnostics, incomplete answers that say so, and tool
-//     errors are counted apart, the errors by kind.
+//     errors are counted apart, the errors by kind;
+//   - the other files of diagnostics answers (not named, with new errors)
+//     are counted by who wrote them and whether the answer names other
+//     changes that could have broken them (otherFiles).
 //
 // Every few seconds the RSS and threads of every agentlsp process and the
 // RSS of its language servers are read from /proc; the report gives each

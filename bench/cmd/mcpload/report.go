@@ -24,6 +24,8 @@ type Report struct {
 	NonFresh   map[string]int `json:"non_fresh"`
 	// WrongKinds counts wrong answers by cause.
 	WrongKinds map[string]int `json:"wrong_kinds"`
+	// OtherFiles counts the other files of the diagnostics answers.
+	OtherFiles otherFiles `json:"other_files"`
 	// Samples of the calls that were not right, by outcome.
 	Wrong      []Sample       `json:"wrong_samples"`
 	Unanswered []Sample       `json:"unanswered_samples"`
@@ -164,7 +166,7 @@ func (rep *Report) fill(rec *recorder) {
 	if len(lat) > 0 {
 		rep.Total.Max = lat[len(lat)-1]
 	}
-	rep.ToolErrors, rep.NonFresh, rep.WrongKinds = rec.errKinds, rec.statuses, rec.wrongKinds
+	rep.ToolErrors, rep.NonFresh, rep.WrongKinds, rep.OtherFiles = rec.errKinds, rec.statuses, rec.wrongKinds, rec.others
 	rep.Wrong = samplesOf(rec.samples[outcomeWrong])
 	rep.Unanswered = samplesOf(rec.samples[outcomeUnanswered])
 	rep.Unexpected = samplesOf(rec.samples[outcomeUnexpectedErr])

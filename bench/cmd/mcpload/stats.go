@@ -55,6 +55,8 @@ type result struct {
 	// lastKill says when the server of the call's language was last
 	// killed, relative to the call (--kill-every runs).
 	lastKill string
+	// others counts a diagnostics answer's other files (edits.go).
+	others otherFiles
 }
 
 func (r result) with(o outcome, why string) result {
@@ -84,6 +86,7 @@ type recorder struct {
 	// errKinds counts tool errors by kind, statuses non-fresh statuses,
 	// wrongKinds wrong answers by cause.
 	errKinds, statuses, wrongKinds map[string]int
+	others                         otherFiles
 }
 
 func newRecorder() *recorder {
@@ -114,6 +117,7 @@ func (rc *recorder) add(r result) {
 		rc.ops[r.key] = s
 	}
 	s.counts[r.outcome]++
+	rc.others.add(r.others)
 	if r.answered() {
 		s.lat = append(s.lat, float64(r.d.Microseconds())/1000)
 	}

@@ -32,6 +32,11 @@ func writeText(w io.Writer, rep *Report, show int) {
 	}
 	fmt.Fprintf(w, "\nTool errors by kind: %s (unsupported: pyright's refusal of goToImplementation, the right answer).\n", counts(rep.ToolErrors))
 	fmt.Fprintf(w, "Non-fresh diagnostics and flagged answers by status: %s.\n", counts(rep.NonFresh))
+	of := rep.OtherFiles
+	fmt.Fprintf(w, "Other files in diagnostics answers (not named; new errors): presented as only the named file's change's: "+
+		"%d written by the asking worker, %d by another worker of its client (the same agentlsp session), "+
+		"%d by another client's (another agent's breakage as the caller's); %d with the other changes that could have made them named.\n",
+		of.Own, of.SameSession, of.Others, of.Attributed)
 	if rep.Total.Cancelled > 0 {
 		fmt.Fprintf(w, "Calls cancelled by the interruption: %d.\n", rep.Total.Cancelled)
 	}
