@@ -49,6 +49,10 @@ type EditStarted struct {
 	EditID  uint64
 	Session string
 	URI     string
+	// Current marks a diagnostics call (Edit.Current): it changes nothing
+	// itself (a change it takes from disk is told as a change on disk), so
+	// no other file's errors are attributed to it.
+	Current bool
 }
 
 // EditAborted tells the diagnostics actor that the change announced by

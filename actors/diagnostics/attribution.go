@@ -146,7 +146,9 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 		}
 	}
 	sc := changeScope{since: e.Started.Add(-overlapLookback),
-		ownEdit: func(o *edits.Edit) bool { return o.Session == e.Session && o.URI == e.URI }} // the same change, tried again
+		// A diagnostics call changes nothing itself; the same change, tried
+		// again, is the edit's own.
+		ownEdit: func(o *edits.Edit) bool { return o.Current || o.Session == e.Session && o.URI == e.URI }}
 	if a.addChanges(&c, to, over, sc) && !name {
 		return nil, true
 	}
@@ -174,7 +176,7 @@ func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScop
 		since = prev
 	}
 	return changeScope{since: since.Add(-overlapLookback),
-		ownEdit: func(o *edits.Edit) bool { return o.Session == e.Session },
+		ownEdit: func(o *edits.Edit) bool { return o.Current || o.Session == e.Session },
 		ownDisk: func(d *diskChange) bool {
 			u := paths.URI(d.path)
 			return slices.Contains(named, u) || sess.answeredAfter(u, d.at)

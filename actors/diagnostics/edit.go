@@ -30,6 +30,7 @@ func (a *diagnosticsActor) onEditStarted(ctx actor.Context, m *messages.EditStar
 		a.cfg.Logger.Warn("too many edits pending; ignoring EditStarted", "edit", m.EditID)
 		return
 	}
+	e.Current = m.Current
 	e.Expiry = a.timers.After(pendingEditLifetime, &editExpired{id: m.EditID})
 	if m.Session != "" {
 		a.session(m.Session).mine.Add(m.URI, struct{}{})

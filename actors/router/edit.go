@@ -46,7 +46,7 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 		clear(r.edits)
 	}
 	r.edits[keyOf(sender, m.ID)] = eid
-	ctx.Send(r.cfg.Diagnostics, &messages.EditStarted{EditID: eid, Session: m.Session, URI: paths.URI(abs)})
+	ctx.Send(r.cfg.Diagnostics, &messages.EditStarted{EditID: eid, Session: m.Session, URI: paths.URI(abs), Current: m.Current})
 	sync := &messages.SyncDocument{Session: m.Session, Path: m.Path, Action: messages.SyncChange, Text: m.Text, Fresh: m.Current, Create: m.Create}
 	if m.Current {
 		sync.Action = messages.SyncCurrent

@@ -99,6 +99,9 @@ func (r *routerActor) current(ctx actor.Context, abs, given string, doc *documen
 		ready()
 		return
 	}
+	if doc.gen > 0 && stamp.Exists() { // the disk changed after the text was set, and no watcher said so (the barrier is passed)
+		r.tellUnseen(ctx, false, abs, messages.FileChanged)
+	}
 	gen := doc.gen
 	r.readDisk(ctx, abs, given, func(read *diskRead) {
 		switch {

@@ -174,3 +174,49 @@ func otherFile(t *testing.T, s *agentlsp.Session, other string, named ...string)
 		}
 	}
 }
+
+// TestAnotherSessionsDiagnosticsCallIsNoChange: another session asking
+// for a file's diagnostics while an edit waits changes nothing: what the
+// edit broke in that file stays the edit's.
+func TestAnotherSessionsDiagnosticsCallIsNoChange(t *testing.T) {
+	ws := workspace(t, attrFiles)
+	rt := start(t, ws)
+	a, b := rt.Session("A"), rt.Session("B")
+	warm(t, a, "a/a.go", "b/b.go", "e/e.go", "c/c.go")
+	stop, first, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // B asks about b/b.go until A's edit is answered; joined below
+		defer close(done)
+		for n, deadline := 0, time.Now().Add(time.Minute); time.Now().Before(deadline); n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			_, err := b.Diagnostics(ctx, []string{"b/b.go"})
+			cancel()
+			if err != nil {
+				t.Errorf("B's Diagnostics: %v", err)
+				return
+			}
+			if n == 0 {
+				close(first)
+			}
+		}
+	}()
+	select { // A edits while B keeps asking
+	case <-first:
+	case <-done:
+		t.Fatal("B's first call failed")
+	}
+	res, err := a.Edit(context.Background(), "a/a.go", brokenA, agentlsp.WithTimeout(20*time.Second))
+	close(stop)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(res.Files, "b/b.go") || has(res.Meanwhile, "b/b.go") {
+		t.Errorf("A's edit broke b/b.go while B only asked about it: files %v, meanwhile %v (changed by %v)",
+			names(res.Files), names(res.Meanwhile), res.Meanwhile)
+	}
+}

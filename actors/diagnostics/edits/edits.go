@@ -47,9 +47,11 @@ type Edit struct {
 
 	// Reach is what the edit's change can reach (computed from the import
 	// graph after it started; nil until then), and Ended when it was
-	// released: for the attribution of other files' diagnostics.
-	Reach *reach.Reach
-	Ended time.Time
+	// released: for the attribution of other files' diagnostics. Current
+	// marks a diagnostics call, which changes nothing itself.
+	Reach   *reach.Reach
+	Ended   time.Time
+	Current bool
 }
 
 // Wait is one server an edit waits for.
@@ -198,7 +200,7 @@ func (t *Tracker) Await(m *messages.AwaitEdit, replyTo *actor.PID, seq uint64, n
 		e = &Edit{ID: m.EditID, Session: m.Session, URI: m.URI, Started: now, StartSeq: seq}
 		t.hold(e)
 	}
-	e.Req, e.ReplyTo, e.Settle = m, replyTo, m.Settle
+	e.Req, e.ReplyTo, e.Settle, e.Current = m, replyTo, m.Settle, m.Current
 	if e.Settle <= 0 {
 		e.Settle = defSettle
 	}
