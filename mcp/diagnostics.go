@@ -149,7 +149,7 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 			fmt.Fprintf(&b, "note: %s is %s: %s\n", f.Path, f.Status, indent(f.Detail))
 		}
 		if len(f.ChangedBy) > 0 {
-			fmt.Fprintf(&b, "note: %s could have been broken by %s\n", f.Path, strings.Join(f.ChangedBy, ", "))
+			fmt.Fprintf(&b, "note: %s may have been broken otherwise: %s\n", f.Path, strings.Join(f.ChangedBy, ", "))
 		}
 		out.Files = append(out.Files, f)
 	}

@@ -146,7 +146,7 @@ func TestDiagnosticsOtherFilesSayWhatChanged(t *testing.T) {
 		"<diagnostics file=\"theirs.go\" status=\"fresh\">\n" +
 		"ERROR [4:28] undefined: undefinedTheirs (compiler/UndeclaredName)\n" +
 		"</diagnostics>\n" +
-		"note: theirs.go could have been broken by a change on disk to theirs.go\n"
+		"note: theirs.go may have been broken otherwise: a change on disk to theirs.go\n"
 	if text != wantText {
 		t.Errorf("text =\n%s\nwant\n%s", text, wantText)
 	}

@@ -134,9 +134,19 @@ func (a *diagnosticsActor) othersMay(e *edits.Edit, uri string, over []*edits.Ed
 // causes finds what attribute names; without name it stops at the first
 // cause and names none.
 func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit, name bool) (why []string, found bool) {
-	to := reach.TargetOf(paths.FromURI(uri))
+	sc := changeScope{since: e.Started.Add(-overlapLookback),
+		// A diagnostics call changes nothing itself; the same change, tried
+		// again, is the edit's own.
+		ownEdit: func(o *edits.Edit) bool { return o.Current || o.Session == e.Session && o.URI == e.URI }}
+	return a.causesIn(e, reach.TargetOf(paths.FromURI(uri)), over, sc, name, true)
+}
+
+// causesIn finds the causes of to's errors other than e's change: that
+// e's file cannot reach it (with fromE, when reach says so), then the
+// changes of sc. Without name it stops at the first and names none.
+func (a *diagnosticsActor) causesIn(e *edits.Edit, to reach.Target, over []*edits.Edit, sc changeScope, name, fromE bool) (why []string, found bool) {
 	c := newCauseList(name)
-	unreachable := e.Reach != nil && e.Reach.ReachesTarget(to) == reach.No
+	unreachable := fromE && e.Reach != nil && e.Reach.ReachesTarget(to) == reach.No
 	if unreachable {
 		if !name {
 			return nil, true
@@ -145,10 +155,6 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 			c.why = append(c.why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
 		}
 	}
-	sc := changeScope{since: e.Started.Add(-overlapLookback),
-		// A diagnostics call changes nothing itself; the same change, tried
-		// again, is the edit's own.
-		ownEdit: func(o *edits.Edit) bool { return o.Current || o.Session == e.Session && o.URI == e.URI }}
 	if a.addChanges(&c, to, over, sc) && !name {
 		return nil, true
 	}
@@ -184,7 +190,8 @@ func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScop
 }
 
 // sessionCauses names the changes of sc (sessionScope) that can reach
-// uri: none when only the caller's could have made its new errors (or
+// uri, after "not reachable from" the named file when reach rules that
+// out: none when only the caller's could have made its new errors (or
 // nothing the runtime saw did). What its servers said of uri before
 // (its entries at write told, the baseline of its new errors) is what
 // they made of the changes until then: the changes since the oldest of
@@ -201,9 +208,10 @@ func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeSco
 	if sc.since.Before(horizon) {
 		sc.since = horizon
 	}
-	c := newCauseList(true)
-	a.addChanges(&c, reach.TargetOf(paths.FromURI(uri)), a.edits.OverlappingSince(e, sc.since), sc)
-	return c.names()
+	// The named file's reach rules it out only when it is the one named.
+	why, _ := a.causesIn(e, reach.TargetOf(paths.FromURI(uri)), a.edits.OverlappingSince(e, sc.since), sc, true,
+		e.Req == nil || len(e.Req.Named) == 0)
+	return why
 }
 
 // diagnosedAt is when the latest diagnosis of an entry arrived (zero when

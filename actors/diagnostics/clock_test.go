@@ -44,13 +44,19 @@ type clocked struct {
 }
 
 func newClocked(t *testing.T, logger ...*slog.Logger) *clocked {
-	h := actortest.New(t)
-	c := &clocked{h: h, clock: lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
-		results: make(chan *messages.EditResult, 4)}
-	cfg := diagnostics.Config{Clock: c.clock}
+	var cfg diagnostics.Config
 	if len(logger) > 0 {
 		cfg.Logger = logger[0]
 	}
+	return newClockedWith(t, cfg)
+}
+
+// newClockedWith is newClocked with cfg (its Clock is the fake one).
+func newClockedWith(t *testing.T, cfg diagnostics.Config) *clocked {
+	h := actortest.New(t)
+	c := &clocked{h: h, clock: lifecycle.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		results: make(chan *messages.EditResult, 4)}
+	cfg.Clock = c.clock
 	c.diag = h.Sys.Root.Spawn(diagnostics.NewProps(cfg))
 	h.Track(c.diag)
 	c.collector = h.Sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
