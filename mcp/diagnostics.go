@@ -131,8 +131,8 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 		files  []messages.FileReport
 	}{
 		{"Other files with errors new since the previous answer (files this change may have broken):\n", others[:meanwhile]},
-		{"Other files with errors new since the previous answer that also changed otherwise meanwhile " +
-			"(by another agent, or by you in files not named here; each note says how):\n", others[meanwhile:]},
+		{"Other files with errors new since the previous answer that other changes may have caused " +
+			"(another agent's, or yours to files not named here; each note says which):\n", others[meanwhile:]},
 	} {
 		if len(g.files) == 0 {
 			continue

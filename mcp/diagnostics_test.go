@@ -141,8 +141,8 @@ func TestDiagnosticsOtherFilesSayWhatChanged(t *testing.T) {
 		t.Errorf("theirs.go (-want +got):\n%s", diff)
 	}
 	wantText := "<diagnostics file=\"mine.go\" status=\"fresh\">\n</diagnostics>\n" +
-		"Other files with errors new since the previous answer that also changed otherwise meanwhile " +
-		"(by another agent, or by you in files not named here; each note says how):\n" +
+		"Other files with errors new since the previous answer that other changes may have caused " +
+		"(another agent's, or yours to files not named here; each note says which):\n" +
 		"<diagnostics file=\"theirs.go\" status=\"fresh\">\n" +
 		"ERROR [4:28] undefined: undefinedTheirs (compiler/UndeclaredName)\n" +
 		"</diagnostics>\n" +
