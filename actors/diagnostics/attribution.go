@@ -197,8 +197,9 @@ func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScop
 // they made of the changes until then: the changes since the oldest of
 // those diagnoses (less the lookback) count too, however long before
 // the session's previous answer (a busy server diagnoses seconds after a
-// change), up to maxDiagnoseLag before it.
-func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeScope, told uint64) []string {
+// change), up to maxDiagnoseLag before it. over is the edits since then
+// (sessionOver), taken once for all the files of an answer.
+func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeScope, told uint64, over []*edits.Edit) []string {
 	horizon := sc.since.Add(-maxDiagnoseLag)
 	for _, sv := range a.store.Servers(uri) {
 		if t := diagnosedAt(a.store.At(store.Key{Server: sv, URI: uri}, told)); !t.IsZero() && t.Add(-overlapLookback).Before(sc.since) {
@@ -209,9 +210,14 @@ func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeSco
 		sc.since = horizon
 	}
 	// The named file's reach rules it out only when it is the one named.
-	why, _ := a.causesIn(e, reach.TargetOf(paths.FromURI(uri)), a.edits.OverlappingSince(e, sc.since), sc, true,
-		e.Req == nil || len(e.Req.Named) == 0)
+	why, _ := a.causesIn(e, reach.TargetOf(paths.FromURI(uri)), over, sc, true, e.Req == nil || len(e.Req.Named) == 0)
 	return why
+}
+
+// sessionOver is the edits any file's causes may name (sessionCauses):
+// those held, and those released since sc's window less maxDiagnoseLag.
+func (a *diagnosticsActor) sessionOver(e *edits.Edit, sc changeScope) []*edits.Edit {
+	return a.edits.OverlappingSince(e, sc.since.Add(-maxDiagnoseLag))
 }
 
 // diagnosedAt is when the latest diagnosis of an entry arrived (zero when
@@ -227,7 +233,8 @@ func diagnosedAt(en store.Entry) time.Time {
 }
 
 // changeScope says which changes addChanges considers: the edits given
-// and the changes on disk from since on, less the caller's own.
+// that were held or released since, and the changes on disk from since
+// on, less the caller's own.
 type changeScope struct {
 	since   time.Time
 	ownEdit func(*edits.Edit) bool
@@ -238,7 +245,7 @@ type changeScope struct {
 // whether there was one. A list that does not name stops at the first.
 func (a *diagnosticsActor) addChanges(c *causeList, to reach.Target, over []*edits.Edit, sc changeScope) bool {
 	for _, o := range over {
-		if sc.ownEdit(o) || o.Reach != nil && o.Reach.ReachesTarget(to) == reach.No {
+		if sc.ownEdit(o) || !o.Ended.IsZero() && o.Ended.Before(sc.since) || o.Reach != nil && o.Reach.ReachesTarget(to) == reach.No {
 			continue
 		}
 		if !c.name {

@@ -70,7 +70,11 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	sess := a.session(e.Session)
 	told := a.toldSince(e)
 	uris := a.othersChanged(e, told)
+	if len(uris) == 0 {
+		return nil
+	}
 	sc := a.sessionScope(e, sess)
+	over := a.sessionOver(e, sc)
 	views := a.editViews(e)
 	var out []messages.FileReport
 	for _, u := range uris {
@@ -87,7 +91,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
 		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true, ChangedBy: a.sessionCauses(e, u, sc, told)})
+			Servers: servers, Other: true, ChangedBy: a.sessionCauses(e, u, sc, told, over)})
 	}
 	return out
 }
