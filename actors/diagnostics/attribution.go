@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -138,21 +139,22 @@ func (a *diagnosticsActor) causes(e *edits.Edit, uri string, over []*edits.Edit,
 		// A diagnostics call changes nothing itself; the same change, tried
 		// again, is the edit's own.
 		ownEdit: func(o *edits.Edit) bool { return o.Current || o.Session == e.Session && o.URI == e.URI }}
-	return a.causesIn(e, reach.TargetOf(paths.FromURI(uri)), over, sc, name, true)
+	return a.causesIn(reach.TargetOf(paths.FromURI(uri)), over, sc, name, []*edits.Edit{e})
 }
 
-// causesIn finds the causes of to's errors other than e's change: that
-// e's file cannot reach it (with fromE, when reach says so), then the
-// changes of sc. Without name it stops at the first and names none.
-func (a *diagnosticsActor) causesIn(e *edits.Edit, to reach.Target, over []*edits.Edit, sc changeScope, name, fromE bool) (why []string, found bool) {
+// causesIn finds the causes of to's errors: that the files of from
+// (the edits of the files named) cannot reach it, when reach says so of
+// every one, then the changes of sc. Without name it stops at the first
+// and names none.
+func (a *diagnosticsActor) causesIn(to reach.Target, over []*edits.Edit, sc changeScope, name bool, from []*edits.Edit) (why []string, found bool) {
 	c := newCauseList(name)
-	unreachable := fromE && e.Reach != nil && e.Reach.ReachesTarget(to) == reach.No
+	unreachable := unreachableFrom(from, to)
 	if unreachable {
 		if !name {
 			return nil, true
 		}
 		if c.add() {
-			c.why = append(c.why, "not reachable from "+filepath.Base(paths.FromURI(e.URI)))
+			c.why = append(c.why, "not reachable from "+baseNames(from))
 		}
 	}
 	if a.addChanges(&c, to, over, sc) && !name {
@@ -163,6 +165,56 @@ func (a *diagnosticsActor) causesIn(e *edits.Edit, to reach.Target, over []*edit
 		why = append(why, "cause unknown")
 	}
 	return why, c.found
+}
+
+// unreachableFrom says whether reach rules to out from every file of
+// from (false when from is empty or one's reach is not known yet).
+func unreachableFrom(from []*edits.Edit, to reach.Target) bool {
+	for _, e := range from {
+		if e == nil || e.Reach == nil || e.Reach.ReachesTarget(to) != reach.No {
+			return false
+		}
+	}
+	return len(from) > 0
+}
+
+// baseNames are the base names of the edits' files: "a.go", "a.go and
+// b.go", "a.go, b.go and c.go".
+func baseNames(from []*edits.Edit) string {
+	var b strings.Builder
+	for i, e := range from {
+		switch {
+		case i == 0:
+		case i == len(from)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(filepath.Base(paths.FromURI(e.URI)))
+	}
+	return b.String()
+}
+
+// namedEdits are the edits of the files a diagnostics call names: e's,
+// and for each other file named (Named) the latest of the session's
+// calls' edits of it among over; nil for a file with none (its reach is
+// not known, so nothing is ruled out).
+func namedEdits(e *edits.Edit, over []*edits.Edit) []*edits.Edit {
+	if e.Req == nil || len(e.Req.Named) == 0 {
+		return []*edits.Edit{e}
+	}
+	from := make([]*edits.Edit, 1, 1+len(e.Req.Named))
+	from[0] = e
+	for _, u := range e.Req.Named {
+		var latest *edits.Edit
+		for _, o := range over {
+			if o.Session == e.Session && o.Current && o.URI == u && (latest == nil || o.Started.After(latest.Started)) {
+				latest = o
+			}
+		}
+		from = append(from, latest)
+	}
+	return from
 }
 
 // sessionScope is what the other files of a diagnostics call's answer are
@@ -190,16 +242,16 @@ func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScop
 }
 
 // sessionCauses names the changes of sc (sessionScope) that can reach
-// uri, after "not reachable from" the named file when reach rules that
-// out: none when only the caller's could have made its new errors (or
-// nothing the runtime saw did). What its servers said of uri before
+// uri, after "not reachable from" the files named when reach rules that
+// out from each of them (from: namedEdits): none when only the caller's
+// could have made its new errors (or nothing the runtime saw did). What its servers said of uri before
 // (its entries at write told, the baseline of its new errors) is what
 // they made of the changes until then: the changes since the oldest of
 // those diagnoses (less the lookback) count too, however long before
 // the session's previous answer (a busy server diagnoses seconds after a
 // change), up to maxDiagnoseLag before it. over is the edits since then
 // (sessionOver), taken once for all the files of an answer.
-func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeScope, told uint64, over []*edits.Edit) []string {
+func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeScope, told uint64, over, from []*edits.Edit) []string {
 	horizon := sc.since.Add(-maxDiagnoseLag)
 	for _, sv := range a.store.Servers(uri) {
 		if t := diagnosedAt(a.store.At(store.Key{Server: sv, URI: uri}, told)); !t.IsZero() && t.Add(-overlapLookback).Before(sc.since) {
@@ -209,8 +261,7 @@ func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeSco
 	if sc.since.Before(horizon) {
 		sc.since = horizon
 	}
-	// The named file's reach rules it out only when it is the one named.
-	why, _ := a.causesIn(e, reach.TargetOf(paths.FromURI(uri)), over, sc, true, e.Req == nil || len(e.Req.Named) == 0)
+	why, _ := a.causesIn(reach.TargetOf(paths.FromURI(uri)), over, sc, true, from)
 	return why
 }
 

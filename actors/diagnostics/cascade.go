@@ -75,6 +75,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 	}
 	sc := a.sessionScope(e, sess)
 	over := a.sessionOver(e, sc)
+	from := namedEdits(e, over)
 	views := a.editViews(e)
 	var out []messages.FileReport
 	for _, u := range uris {
@@ -91,7 +92,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
 		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true, ChangedBy: a.sessionCauses(e, u, sc, told, over)})
+			Servers: servers, Other: true, ChangedBy: a.sessionCauses(e, u, sc, told, over, from)})
 	}
 	return out
 }
