@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,7 +49,24 @@ type outcome struct {
 	status     messages.Status
 	errors     int
 	otherFiles int
-	detail     string // what the answer said of the file, for a wrong one
+	// report is what the answer said of the file, formatted for a wrong
+	// one only (formatting every answer was harness work charged to the
+	// runtime's process CPU); nil when there is none.
+	report *messages.FileReport
+}
+
+// detail formats what the answer said of the file.
+func (o outcome) detail() string {
+	f := o.report
+	if f == nil {
+		return "no report"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "status %s %q, servers %v", f.Status, f.Detail, f.Servers)
+	for _, d := range f.Diagnostics {
+		fmt.Fprintf(&b, "; %d:%d %s", d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
+	}
+	return b.String()
 }
 
 // opGuard bounds an operation beyond its own timeout (a lost answer).
@@ -238,7 +256,7 @@ func (d *driver) edit(ctx context.Context, s int, f *file, exclusive bool, log *
 	case out.status != messages.StatusFresh:
 		log.fail(prefix+"status_"+string(out.status), fmt.Errorf("edit %d of %s: status %s after %v", n, f.path, out.status, took))
 	case exclusive && (out.errors > 0) != (n%2 == 1):
-		log.fail(prefix+"wrong_diagnostics", fmt.Errorf("edit %d of %s: %d errors reported after %v: %s", n, f.path, out.errors, took, out.detail))
+		log.fail(prefix+"wrong_diagnostics", fmt.Errorf("edit %d of %s: %d errors reported after %v: %s", n, f.path, out.errors, took, out.detail()))
 	case !cold:
 		log.ok++
 	}

@@ -75,10 +75,7 @@ func (c *runtimeClient) edit(ctx context.Context, s int, f *file, text string, t
 		f := res.Files[0]
 		o.errors = len(f.Diagnostics) // errors only: the default severity
 		o.otherFiles = len(res.Files) - 1
-		o.detail = fmt.Sprintf("status %s %q, servers %v", f.Status, f.Detail, f.Servers)
-		for _, d := range f.Diagnostics {
-			o.detail += fmt.Sprintf("; %d:%d %s", d.Range.Start.Line+1, d.Range.Start.Character+1, d.Message)
-		}
+		o.report = &res.Files[0]
 	}
 	return o, nil
 }
