@@ -41,6 +41,9 @@ type EditOptions struct {
 	// Create lets Edit create a document that exists only in memory until
 	// it is saved.
 	Create bool
+	// Named are more files the caller counts as named in a Diagnostics
+	// call (WithNamed).
+	Named []string
 }
 
 // EditOption sets an EditOptions field.
@@ -64,6 +67,14 @@ func WithOtherFiles(n int) EditOption { return func(o *EditOptions) { o.OtherFil
 // document lives in memory (its servers see it) until Save writes it.
 func WithCreate() EditOption { return func(o *EditOptions) { o.Create = true } }
 
+// WithNamed tells Diagnostics that the call is one of several that
+// together name these files too (a caller that diagnoses them one by one,
+// in parallel): changes to them are the caller's own, as the other files
+// of one call are, and are not listed in other files' ChangedBy.
+func WithNamed(paths ...string) EditOption {
+	return func(o *EditOptions) { o.Named = append(o.Named, paths...) }
+}
+
 func (s *Session) options(opts []EditOption) EditOptions {
 	o := EditOptions{MinSeverity: s.rt.cfg.MinSeverity}
 	for _, f := range opts {
@@ -78,10 +89,10 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // everything current (not only what changed), one report per file in
 // order; then up to 5 other files (Other set) whose diagnostics changed
 // since this session's previous answer with errors it was not shown, each
-// with the changes other than to the files named that could have made
-// them (ChangedBy: the file's own change on disk, another session's edit;
-// empty when only the named files' changes could have), those with none
-// first. At most 8 files are waited for at once.
+// with the changes other than to the files named (and those of WithNamed)
+// that could have made them (ChangedBy: the file's own change on disk,
+// another session's edit; empty when only the named files' changes could
+// have), those with none first. At most 8 files are waited for at once.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
 	o := s.options(append([]EditOption{WithAll()}, opts...))
 	out := make([]messages.FileReport, len(files))
@@ -108,14 +119,17 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 }
 
 // fileDiagnostics asks for one file's diagnostics; named are all the
-// files of the call.
+// files of the call, with those of WithNamed.
 func (s *Session) fileDiagnostics(ctx context.Context, path string, named []string, o EditOptions) (messages.FileReport, []messages.FileReport, error) {
 	var others []string
-	if len(named) > 1 {
-		others = make([]string, 0, len(named)-1)
-		for _, n := range named {
-			if n != path {
-				others = append(others, n)
+	if len(named) > 1 || len(o.Named) > 0 {
+		seen := map[string]bool{path: true} // a check of many files names each in every call
+		for _, list := range [][]string{named, o.Named} {
+			for _, n := range list {
+				if !seen[n] {
+					seen[n] = true
+					others = append(others, n)
+				}
 			}
 		}
 	}

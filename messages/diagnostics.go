@@ -86,6 +86,10 @@ type DocumentSent struct {
 	// asked for before the server's view reached it (PublishedDiagnostics
 	// View) describes a workspace without this change.
 	View uint64
+	// Closed says the document was closed on the server (didClose; with
+	// Version, the version it had): the server describes the file on disk
+	// from then on.
+	Closed bool
 }
 
 // Progress reports a server's work-done progress ($/progress): Active is

@@ -43,6 +43,7 @@ type diskChange struct {
 	id    uint64
 	path  string
 	at    time.Time
+	seq   uint64 // the store's write count then
 	reach *reach.Reach
 }
 
@@ -105,7 +106,7 @@ func (a *diagnosticsActor) onDiskChanged(ctx actor.Context, m *messages.FilesCha
 			a.disk = append(a.disk[:0], a.disk[1:]...)
 		}
 		a.nextDisk++
-		d := &diskChange{id: a.nextDisk, path: c.Path, at: now}
+		d := &diskChange{id: a.nextDisk, path: c.Path, at: now, seq: a.store.Seq()}
 		a.disk = append(a.disk, d)
 		a.askReach(ctx, reachJob{disk: d.id, path: c.Path})
 	}
@@ -179,11 +180,15 @@ func unreachableFrom(from []*edits.Edit, to reach.Target) bool {
 }
 
 // baseNames are the base names of the edits' files: "a.go", "a.go and
-// b.go", "a.go, b.go and c.go".
+// b.go", "a.go, b.go and c.go"; past maxNamedShown, "a.go, b.go, c.go and
+// 4 more files".
 func baseNames(from []*edits.Edit) string {
 	var b strings.Builder
 	for i, e := range from {
 		switch {
+		case i == maxNamedShown && len(from) > maxNamedShown+1:
+			b.WriteString(" and " + strconv.Itoa(len(from)-i) + " more files")
+			return b.String()
 		case i == 0:
 		case i == len(from)-1:
 			b.WriteString(" and ")
@@ -195,6 +200,9 @@ func baseNames(from []*edits.Edit) string {
 	return b.String()
 }
 
+// maxNamedShown bounds the files baseNames names.
+const maxNamedShown = 3
+
 // namedEdits are the edits of the files a diagnostics call names: e's,
 // and for each other file named (Named) the latest of the session's
 // calls' edits of it among over; nil for a file with none (its reach is
@@ -203,16 +211,16 @@ func namedEdits(e *edits.Edit, over []*edits.Edit) []*edits.Edit {
 	if e.Req == nil || len(e.Req.Named) == 0 {
 		return []*edits.Edit{e}
 	}
+	latest := make(map[string]*edits.Edit, len(e.Req.Named))
+	for _, o := range over {
+		if l, ok := latest[o.URI]; o.Session == e.Session && o.Current && (!ok || o.Started.After(l.Started)) {
+			latest[o.URI] = o
+		}
+	}
 	from := make([]*edits.Edit, 1, 1+len(e.Req.Named))
 	from[0] = e
 	for _, u := range e.Req.Named {
-		var latest *edits.Edit
-		for _, o := range over {
-			if o.Session == e.Session && o.Current && o.URI == u && (latest == nil || o.Started.After(latest.Started)) {
-				latest = o
-			}
-		}
-		from = append(from, latest)
+		from = append(from, latest[u])
 	}
 	return from
 }
@@ -225,9 +233,11 @@ func namedEdits(e *edits.Edit, over []*edits.Edit) []*edits.Edit {
 // answers after them was for. Each file's causes are what can reach it
 // (sessionCauses).
 func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScope {
-	named := []string{e.URI}
+	named := map[string]bool{e.URI: true}
 	if e.Req != nil {
-		named = append(named, e.Req.Named...)
+		for _, u := range e.Req.Named {
+			named[u] = true
+		}
 	}
 	since := e.Started
 	if prev := sess.answeredAt; prev.Before(e.Started) && !prev.IsZero() { // not one of this call's own
@@ -237,7 +247,7 @@ func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScop
 		ownEdit: func(o *edits.Edit) bool { return o.Current || o.Session == e.Session },
 		ownDisk: func(d *diskChange) bool {
 			u := paths.URI(d.path)
-			return slices.Contains(named, u) || sess.answeredAfter(u, d.at)
+			return named[u] || sess.answeredAfter(u, d.at)
 		}}
 }
 

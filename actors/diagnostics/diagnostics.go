@@ -87,6 +87,12 @@ type serverView struct {
 	// versioned: the server has sent a push with a document version, so a
 	// push without one is not about an open document's current text.
 	versioned bool
+	// closedFiles: the server has published errors for a document closed
+	// on it, so it diagnoses files that are not open (gopls), and what it
+	// publishes without a version about a closed document describes the
+	// file on disk. A server that diagnoses open files only (tsserver)
+	// clears a closed document's diagnostics with an empty push.
+	closedFiles bool
 	// work is the server's work-done progress in flight, "" when none.
 	work, workTitle string
 	// The server's own signal of complete diagnostics (gopls's
@@ -256,8 +262,16 @@ func (a *diagnosticsActor) onPublished(ctx actor.Context, m *messages.PublishedD
 		a.server(server).versioned = true
 	}
 	a.server(server).crash = nil // it serves again
-	a.store.Write(store.Key{Server: server, URI: m.URI}, m.Pulled, &store.Published{Version: m.Version,
+	k := store.Key{Server: server, URI: m.URI}
+	a.store.Write(k, m.Pulled, &store.Published{Version: m.Version,
 		HasVersion: m.HasVersion, At: now, Diags: kept, Dropped: dropped, View: m.View})
+	if !m.Pulled && !m.HasVersion && a.versions[k] == closedVersion {
+		sv := a.server(server)
+		sv.closedFiles = sv.closedFiles || len(m.Diagnostics) > 0
+		if sv.closedFiles {
+			delete(a.versions, k) // a closed file described as it is on disk
+		}
+	}
 	if !m.Pulled { // a push may extend the settle window of any edit of that server
 		a.edits.Each(func(e *edits.Edit) { a.edits.Pushed(e, server, m.URI, now) })
 	}

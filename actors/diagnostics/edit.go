@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"time"
 
@@ -80,10 +81,18 @@ func (a *diagnosticsActor) noteVersion(k store.Key, v int32) {
 	if _, ok := a.versions[k]; !ok && len(a.versions) >= maxVersions {
 		clear(a.versions)
 	}
-	if v > a.versions[k] {
+	if cur := a.versions[k]; v > cur || cur == closedVersion {
 		a.versions[k] = v
 	}
 }
+
+// closedVersion in versions marks a document closed on its server: what
+// is stored for it describes its text while it was open (an edit in
+// memory, perhaps) until the server publishes without a version, about
+// the file on disk, if it diagnoses closed files at all (serverState
+// closedFiles). The version it had open no longer applies: the server
+// never describes that version of a closed file.
+const closedVersion = math.MaxInt32
 
 // onSent records a version sent to a server that versions its diagnostics
 // (pulls, or versioned pushes): until it describes that version, what is
@@ -92,6 +101,12 @@ func (a *diagnosticsActor) noteVersion(k store.Key, v int32) {
 // named it, fresh, with an error of its previous text.
 func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
 	k := store.Key{Server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, URI: m.URI}
+	if m.Closed {
+		if _, ok := a.versions[k]; ok || a.server(k.Server).versioned {
+			a.versions[k] = closedVersion
+		}
+		return
+	}
 	if _, ok := a.views[k]; !ok && len(a.views) >= maxVersions {
 		clear(a.views)
 	}

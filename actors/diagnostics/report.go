@@ -3,12 +3,14 @@ package diagnostics
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/agentlsp/agentlsp/actors/diagnostics/edits"
 	"github.com/agentlsp/agentlsp/actors/diagnostics/store"
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // editResult builds the answer to an edit: the edited file, then up to
@@ -79,15 +81,45 @@ func (a *diagnosticsActor) toldBefore(e *edits.Edit) func(store.Key) store.Entry
 
 // toldSince is the store's write count from which changes are new to e's
 // session: when e started or, if earlier, at the session's previous
-// answer.
+// answer. A diagnostics call that is the session's first answer goes back
+// to the first change on disk to a file it names, at most maxDiagnoseLag
+// before it began: what that change broke elsewhere may have been
+// diagnosed before the call (a shared runtime watches the disk; a
+// session of its own starts with each `agentlsp check --shared`).
 func (a *diagnosticsActor) toldSince(e *edits.Edit) uint64 {
 	seq := e.StartSeq
 	if e.Session != "" {
-		if told := a.session(e.Session).answeredSeq; told > 0 && told < seq {
+		told := a.session(e.Session).answeredSeq
+		switch {
+		case told > 0 && told < seq:
 			seq = told
+		case told == 0 && e.Req != nil && e.Req.Current:
+			seq = min(seq, a.namedChangedSeq(e))
 		}
 	}
 	return seq
+}
+
+// namedChangedSeq is the store's write count at the first change on disk
+// to a file e's call names, from maxDiagnoseLag before e began; e's own
+// start when there is none.
+func (a *diagnosticsActor) namedChangedSeq(e *edits.Edit) uint64 {
+	since := e.Started.Add(-maxDiagnoseLag)
+	first := sort.Search(len(a.disk), func(i int) bool { return !a.disk[i].at.Before(since) })
+	if first == len(a.disk) {
+		return e.StartSeq
+	}
+	named := make(map[string]bool, 1+len(e.Req.Named))
+	named[e.URI] = true
+	for _, u := range e.Req.Named {
+		named[u] = true
+	}
+	for _, d := range a.disk[first:] {
+		if named[paths.URI(d.path)] {
+			return d.seq
+		}
+	}
+	return e.StartSeq
 }
 
 // editStatus is the worst status of the edit's servers, with the reasons.
@@ -194,14 +226,16 @@ func (a *diagnosticsActor) fileStatus(uri string) (messages.Status, string) {
 	}
 	status, detail := messages.StatusFresh, ""
 	for _, k := range servers {
-		v := a.server(k)
-		en := a.store.Get(store.Key{Server: k, URI: uri})
+		v, key := a.server(k), store.Key{Server: k, URI: uri}
 		switch {
 		case v.broken:
 			status, detail = messages.StatusServerBroken, k.ServerID+": "+errText(v.err)
 		case v.indexing && status.Rank() < messages.StatusNotReady.Rank():
 			status, detail = messages.StatusNotReady, k.ServerID+": indexing"
-		case en.Latest() < a.versions[store.Key{Server: k, URI: uri}] && status == messages.StatusFresh:
+		case status != messages.StatusFresh:
+		case a.versions[key] == closedVersion:
+			status, detail = messages.StatusStale, k.ServerID+": closed; no diagnostics of the file on disk yet"
+		case a.store.Get(key).Latest() < a.versions[key]:
 			status, detail = messages.StatusStale, k.ServerID+": diagnostics describe an older version"
 		}
 	}

@@ -49,6 +49,8 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 			a.publishPulled(ctx, a.pulls.Forget(m.URI))
 			if a.running() && a.caps.sync.OpenClose {
 				a.notify(ctx, "textDocument/didClose", docs.DidClose(m.URI))
+				a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: m.URI,
+					Version: res.Doc.Version, Closed: true})
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -119,7 +120,9 @@ func check(ctx context.Context, rt *agentlsp.Runtime, opts checkOptions, std std
 // diagnose waits for the fresh diagnostics of every file, at most
 // maxParallelFiles at a time, and returns them in the order given.
 func diagnose(ctx context.Context, s *agentlsp.Session, opts checkOptions) []fileResult {
-	do := []agentlsp.EditOption{agentlsp.WithMinSeverity(opts.severity)}
+	// The files are one check: a change to one of them is not another
+	// agent's in another's answer.
+	do := []agentlsp.EditOption{agentlsp.WithMinSeverity(opts.severity), agentlsp.WithNamed(opts.files...)}
 	if opts.timeout > 0 {
 		do = append(do, agentlsp.WithTimeout(opts.timeout))
 	}
@@ -154,19 +157,23 @@ func diagnoseFile(ctx context.Context, s *agentlsp.Session, path string, opts []
 }
 
 // appendOtherFiles appends the other files the answers named: each once,
-// none that was named itself, at most 5.
+// none that was named itself, at most 5, those only the named files'
+// changes could have broken (no ChangedBy) first, as Session.Diagnostics
+// orders them.
 func appendOtherFiles(named []fileResult) []fileResult {
 	seen := make(map[string]bool)
 	for _, r := range named {
 		seen[r.report.URI] = true
 	}
 	out, n := named, 0
-	for _, r := range named {
-		for _, o := range r.others {
-			if n < 5 && !seen[o.URI] {
-				seen[o.URI] = true
-				out = append(out, fileResult{arg: o.Path, report: o})
-				n++
+	for _, changedElsewhere := range []bool{false, true} {
+		for _, r := range named {
+			for _, o := range r.others {
+				if n < 5 && !seen[o.URI] && (len(o.ChangedBy) > 0) == changedElsewhere {
+					seen[o.URI] = true
+					out = append(out, fileResult{arg: o.Path, report: o})
+					n++
+				}
 			}
 		}
 	}
@@ -205,6 +212,9 @@ func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 		}
 		if r.report.More > 0 {
 			fmt.Fprintf(w, "agentlsp: %s: %d more diagnostics not shown\n", ed.Rel(r.report.Path), r.report.More)
+		}
+		if len(r.report.ChangedBy) > 0 {
+			fmt.Fprintf(w, "agentlsp: %s may have been broken otherwise: %s\n", ed.Rel(r.report.Path), strings.Join(r.report.ChangedBy, ", "))
 		}
 	}
 }
@@ -248,6 +258,10 @@ type fileJSON struct {
 	Diagnostics []diagnosticJSON `json:"diagnostics"`
 	More        int              `json:"more"`
 	Detail      string           `json:"detail"`
+	// ChangedBy, for another file, names the changes other than to the
+	// files checked that could have made its errors (FileReport.ChangedBy):
+	// another agent's, for one, when the check goes through a shared daemon.
+	ChangedBy []string `json:"changedBy,omitempty"`
 }
 
 // diagnosticJSON is one diagnostic, 1-based, columns in characters, the
@@ -281,7 +295,7 @@ func fileEntry(ed *agentlsp.Editor, r fileResult) fileJSON {
 			Diagnostics: []diagnosticJSON{}, Detail: trimPrefix(r.err.Error())}
 	}
 	f := fileJSON{Path: ed.Rel(r.report.Path), Other: r.report.Other, Status: string(r.report.Status),
-		Diagnostics: []diagnosticJSON{}, More: r.report.More, Detail: trimPrefix(r.report.Detail)}
+		Diagnostics: []diagnosticJSON{}, More: r.report.More, Detail: trimPrefix(r.report.Detail), ChangedBy: r.report.ChangedBy}
 	for _, d := range ed.FileDiagnostics(r.report) {
 		f.Diagnostics = append(f.Diagnostics, diagnosticJSON{
 			Line: int(d.Range.Start.Line) + 1, Column: int(d.Range.Start.Character) + 1,

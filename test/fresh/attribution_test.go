@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -131,35 +132,51 @@ func TestDiagnosticsCallAttribution(t *testing.T) {
 
 	// Another agent breaks a; A asks about e, which it did not change.
 	write(t, ws, "a/a.go", brokenA)
-	if b := otherFile(t, s, "b/b.go", "e/e.go"); !slices.Contains(b.ChangedBy, "a change on disk to a/a.go") {
+	if b := otherFile(t, s, "b/b.go", []string{"e/e.go"}); !slices.Contains(b.ChangedBy, "a change on disk to a/a.go") {
 		t.Errorf("b/b.go, broken by another agent's a/a.go: changed by %q, want the change to a/a.go named", b.ChangedBy)
 	}
 
 	// a is repaired; then A changes both files of a and names both: what
 	// broke b is its own, though each file alone is not all of it.
-	write(t, ws, "a/a.go", files["a/a.go"])
+	repairA(t, s, ws, files["a/a.go"])
+	write(t, ws, "a/a.go", brokenA)
+	write(t, ws, "a/a2.go", files["a/a2.go"]+"\n// A's comment.\n")
+	if b := otherFile(t, s, "b/b.go", []string{"a/a.go", "a/a2.go"}); len(b.ChangedBy) != 0 {
+		t.Errorf("b/b.go, broken by A's own a/a.go: changed by %q, want nothing else", b.ChangedBy)
+	}
+
+	// The same, asking about each file in a call of its own, each call
+	// naming the other (WithNamed), as agentlsp check does.
+	repairA(t, s, ws, files["a/a.go"])
+	write(t, ws, "a/a.go", brokenA)
+	write(t, ws, "a/a2.go", files["a/a2.go"]+"\n// A's second comment.\n")
+	if b := otherFile(t, s, "b/b.go", []string{"a/a.go"}, agentlsp.WithNamed("a/a.go", "a/a2.go")); len(b.ChangedBy) != 0 {
+		t.Errorf("b/b.go, broken by A's own a/a.go, asked about a/a.go alone WithNamed a/a2.go: changed by %q, want nothing else", b.ChangedBy)
+	}
+}
+
+// repairA writes a/a.go's good text and waits until b/b.go, which uses it,
+// has no errors.
+func repairA(t *testing.T, s *agentlsp.Session, ws, good string) {
+	t.Helper()
+	write(t, ws, "a/a.go", good)
 	deadline := time.Now().Add(90 * time.Second)
 	for b, _ := freshDiagnostics(t, s, "b/b.go"); len(errorsOf(b)) > 0; b, _ = freshDiagnostics(t, s, "b/b.go") {
 		if time.Now().After(deadline) {
 			t.Fatalf("b/b.go after a was repaired: %v", errorsOf(b))
 		}
 	}
-	write(t, ws, "a/a.go", brokenA)
-	write(t, ws, "a/a2.go", files["a/a2.go"]+"\n// A's comment.\n")
-	if b := otherFile(t, s, "b/b.go", "a/a.go", "a/a2.go"); len(b.ChangedBy) != 0 {
-		t.Errorf("b/b.go, broken by A's own a/a.go: changed by %q, want nothing else", b.ChangedBy)
-	}
 }
 
 // otherFile asks for the named files' diagnostics until other is among
 // the other files of an answer (its server may publish a moment later),
 // and returns its report.
-func otherFile(t *testing.T, s *agentlsp.Session, other string, named ...string) messages.FileReport {
+func otherFile(t *testing.T, s *agentlsp.Session, other string, named []string, opts ...agentlsp.EditOption) messages.FileReport {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		reports, err := s.Diagnostics(ctx, named)
+		reports, err := s.Diagnostics(ctx, named, opts...)
 		cancel()
 		if err != nil {
 			t.Fatalf("Diagnostics(%v): %v", named, err)
@@ -218,5 +235,59 @@ func TestAnotherSessionsDiagnosticsCallIsNoChange(t *testing.T) {
 	if !has(res.Files, "b/b.go") || has(res.Meanwhile, "b/b.go") {
 		t.Errorf("A's edit broke b/b.go while B only asked about it: files %v, meanwhile %v (changed by %v)",
 			names(res.Files), names(res.Meanwhile), res.Meanwhile)
+	}
+}
+
+// TestNewSessionHearsWhatItsFileBroke: an agent that changed a file on
+// disk and then asks about it in a session of its own (each `agentlsp
+// check --shared` is one, on a runtime that watched the change and had
+// gopls diagnose it already) hears of the other file the change broke,
+// as the change's.
+func TestNewSessionHearsWhatItsFileBroke(t *testing.T) {
+	ws := workspace(t, attrFiles)
+	rt := start(t, ws)
+	observer := rt.Session("observer")
+	warm(t, observer, "a/a.go", "b/b.go", "e/e.go", "c/c.go")
+	write(t, ws, "a/a.go", brokenA)
+	deadline := time.Now().Add(90 * time.Second)
+	for b, _ := freshDiagnostics(t, observer, "b/b.go"); len(errorsOf(b)) == 0; b, _ = freshDiagnostics(t, observer, "b/b.go") {
+		if time.Now().After(deadline) {
+			t.Fatal("b/b.go never broke after a/a.go's change")
+		}
+	}
+	_, others := freshDiagnostics(t, rt.Session("checker"), "a/a.go")
+	i := slices.IndexFunc(others, func(r messages.FileReport) bool { return filepath.ToSlash(r.Path) == "b/b.go" })
+	switch {
+	case i < 0:
+		t.Errorf("other files %v, want b/b.go, which the change to a/a.go broke", names(others))
+	case len(others[i].ChangedBy) > 0:
+		t.Errorf("b/b.go changed by %q, want nothing but a/a.go's change", others[i].ChangedBy)
+	}
+}
+
+// TestClosedFileBrokenIsReported: a file no session has open any more
+// (the agents that opened it have gone) is reported among a diagnostics
+// call's other files when a change breaks it: gopls describes it as it
+// is on disk, which is current though the file had a higher version
+// while it was open.
+func TestClosedFileBrokenIsReported(t *testing.T) {
+	ws := workspace(t, attrFiles)
+	rt := start(t, ws)
+	gone := rt.Session("gone")
+	warm(t, gone, "a/a.go", "b/b.go", "e/e.go", "c/c.go")
+	if err := gone.End(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	write(t, ws, "a/a.go", brokenA)
+	deadline := time.Now().Add(60 * time.Second)
+	for n := 0; ; n++ { // each call a session of its own, as agentlsp check --shared makes
+		_, others := freshDiagnostics(t, rt.Session("checker-"+strconv.Itoa(n)), "a/a.go")
+		if has(others, "b/b.go") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("b/b.go, closed, broken by a/a.go: never among the other files (last %v)", names(others))
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
