@@ -254,13 +254,14 @@ func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScop
 // sessionCauses names the changes of sc (sessionScope) that can reach
 // uri, after "not reachable from" the files named when reach rules that
 // out from each of them (from: namedEdits): none when only the caller's
-// could have made its new errors (or nothing the runtime saw did). What its servers said of uri before
-// (its entries at write told, the baseline of its new errors) is what
-// they made of the changes until then: the changes since the oldest of
-// those diagnoses (less the lookback) count too, however long before
-// the session's previous answer (a busy server diagnoses seconds after a
-// change), up to maxDiagnoseLag before it. over is the edits since then
-// (sessionOver), taken once for all the files of an answer.
+// could have made its new errors (or nothing the runtime saw did). What
+// its servers said of uri before (its entries at write told, the
+// baseline of its new errors) is what they made of the changes until
+// then: the changes since the oldest of those diagnoses (less the
+// lookback) count too, however long before the session's previous answer
+// (a busy server diagnoses seconds after a change), up to maxDiagnoseLag
+// before it. over is the edits since then (sessionOver), and from the
+// named files' edits, both taken once for all the files of an answer.
 func (a *diagnosticsActor) sessionCauses(e *edits.Edit, uri string, sc changeScope, told uint64, over, from []*edits.Edit) []string {
 	horizon := sc.since.Add(-maxDiagnoseLag)
 	for _, sv := range a.store.Servers(uri) {

@@ -89,7 +89,7 @@ func (a *diagnosticsActor) noteVersion(k store.Key, v int32) {
 // closedVersion in versions marks a document closed on its server: what
 // is stored for it describes its text while it was open (an edit in
 // memory, perhaps) until the server publishes without a version, about
-// the file on disk, if it diagnoses closed files at all (serverState
+// the file on disk, if it diagnoses closed files at all (serverView
 // closedFiles). The version it had open no longer applies: the server
 // never describes that version of a closed file.
 const closedVersion = math.MaxInt32
