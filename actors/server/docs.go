@@ -71,7 +71,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 		View: r.Doc.SentSeq})
 	switch {
 	case r.Opened:
-		a.sendOpen(ctx, r.Doc)
+		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI))
 	case a.caps.sync.Kind != 0:
 		change := docs.DidChange(r.Doc, r.Old, a.caps.sync)
 		if r.Touched && a.caps.serverName == "clangd" {
@@ -85,19 +85,28 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 	}
 }
 
-// reopenAll sends didOpen for every open document to a (re)started server.
+// reopenAll sends didOpen for every open document to a (re)started server,
+// which reads the other files from disk as they are now.
 func (a *serverActor) reopenAll(ctx actor.Context) {
+	a.changedOnDisk = nil
 	for _, d := range a.st.docs.OpenDocuments() {
-		a.sendOpen(ctx, d)
+		a.sendOpen(ctx, d, false)
 	}
 }
 
-func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document) {
+// sendOpen sends didOpen and pulls d; changed says d changed on disk
+// since the server had it open: the other open documents are re-pulled
+// too, and d's result held until theirs are in, as for a change.
+func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document, changed bool) {
 	if !a.running() || !a.caps.sync.OpenClose {
 		return
 	}
 	a.notify(ctx, "textDocument/didOpen", docs.DidOpen(d))
-	a.pullDoc(ctx, d)
+	if changed {
+		a.pullAfterChange(ctx, d)
+	} else {
+		a.pullDoc(ctx, d)
+	}
 }
 
 // notify queues a notification. One that cannot be queued (the outgoing

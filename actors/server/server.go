@@ -102,7 +102,12 @@ type serverActor struct {
 	regs     map[string]messages.Registration
 	matchers map[string]*lspglob.WatchMatcher // compiled didChangeWatchedFiles registrations
 	pulls    *pulls.Scheduler
-	progress map[string]int // work-done progress tokens in flight: workIndexing or workDiagnosis
+	// changedOnDisk are the source files not open that changed on disk
+	// since the server last had them opened (at most maxChangedOnDisk,
+	// then forgotten): opening one re-pulls the other open documents
+	// first, as a change does (watch.go).
+	changedOnDisk map[string]struct{}
+	progress      map[string]int // work-done progress tokens in flight: workIndexing or workDiagnosis
 	// afterIndex are the requests whose answers are held until the work
 	// in progress ends (indexwait.go); at most the calls held.
 	afterIndex []uint64

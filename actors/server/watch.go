@@ -43,6 +43,9 @@ func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		case !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path):
 			unheard = true
 		}
+		if c.Type != messages.FileDeleted && !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) {
+			a.noteChangedOnDisk(c.URI)
+		}
 	}
 	if len(changes) > 0 || unheard {
 		a.st.docs.NoteChange()
@@ -80,4 +83,28 @@ func (a *serverActor) watching(c messages.FileChange) bool {
 		}
 	}
 	return false
+}
+
+// maxChangedOnDisk bounds changedOnDisk.
+const maxChangedOnDisk = 1024
+
+// noteChangedOnDisk remembers that a source file not open changed on
+// disk. The server hears of it (didChangeWatchedFiles) and re-checks the
+// files that depend on it in its own time: pyright re-pulls them only
+// after a refresh, after an answer to a diagnostics call of the changed
+// file that opened it, so that answer named none of the open files the
+// change broke. Opening it is then a change (openedChanged).
+func (a *serverActor) noteChangedOnDisk(uri string) {
+	if a.changedOnDisk == nil || len(a.changedOnDisk) >= maxChangedOnDisk {
+		a.changedOnDisk = make(map[string]struct{})
+	}
+	a.changedOnDisk[uri] = struct{}{}
+}
+
+// openedChanged reports whether a document just opened changed on disk
+// since the server last had it open, and forgets it.
+func (a *serverActor) openedChanged(uri string) bool {
+	_, ok := a.changedOnDisk[uri]
+	delete(a.changedOnDisk, uri)
+	return ok
 }

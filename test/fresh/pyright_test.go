@@ -43,6 +43,39 @@ func TestPyrightChangeInUnnamedFile(t *testing.T) {
 	}
 }
 
+// TestPyrightOpenFileBrokenByTheNamedFile: an agent writes a module on
+// disk that no session has open and asks about it; the answer names the
+// open module that the change broke, as pyright's command line finds it.
+// Opening the changed module was a plain pull: pyright re-checked its
+// importers only after the answer (after a refresh), so the answer named
+// none of them (0 of 6 by hand, with pyright and with tsserver).
+func TestPyrightOpenFileBrokenByTheNamedFile(t *testing.T) {
+	testenv.ServerBinary(t, "pyright-langserver")
+	ws := workspace(t, pyFiles)
+	s := start(t, ws).Session("agent")
+	if r, _ := freshDiagnostics(t, s, "pkg/app.py"); len(errorsOf(r)) != 0 {
+		t.Fatalf("before: %v, want clean", errorsOf(r))
+	}
+	write(t, ws, "pkg/lib.py", "def greet(name: str, times: int) -> str:\n    return \"hi \" + name * times\n")
+	r, others := freshDiagnostics(t, s, "pkg/lib.py")
+	if errs := errorsOf(r); len(errs) != 0 {
+		t.Errorf("pkg/lib.py: %v, want clean", errs)
+	}
+	want := pyrightCheck(t, ws, "pkg/app.py")
+	if !contains(want, `Argument missing for parameter "times"`) {
+		t.Fatalf("the oracle says pkg/app.py has %v: the change should break it", want)
+	}
+	for _, o := range others {
+		if filepath.ToSlash(o.Path) == "pkg/app.py" {
+			if diff := cmp.Diff(want, errorsOf(o)); diff != "" {
+				t.Errorf("pkg/app.py in the answer and pyright differ (-pyright +agentlsp):\n%s", diff)
+			}
+			return
+		}
+	}
+	t.Errorf("other files %v, want pkg/app.py, which the change to pkg/lib.py broke", names(others))
+}
+
 // pyrightCheck is the oracle: the errors of the pyright command line for
 // a file, in the form of errorsOf.
 func pyrightCheck(t *testing.T, ws, rel string) []string {

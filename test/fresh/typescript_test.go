@@ -28,6 +28,37 @@ var tsFiles = map[string]string{
 	"src/c.ts": "export const x: number = 1;\n",
 }
 
+// TestTypeScriptOpenFileBrokenByTheNamedFile: the TypeScript side of
+// TestPyrightOpenFileBrokenByTheNamedFile: an agent writes a module on
+// disk that no session has open and asks about it; the answer names the
+// open importer that the change broke.
+func TestTypeScriptOpenFileBrokenByTheNamedFile(t *testing.T) {
+	testenv.ServerBinary(t, "typescript-language-server")
+	ws := workspace(t, tsFiles)
+	s := start(t, ws).Session("agent")
+	if r, _ := freshDiagnostics(t, s, "src/b.ts"); len(errorsOf(r)) != 0 {
+		t.Fatalf("before: %v, want clean", errorsOf(r))
+	}
+	write(t, ws, "src/a.ts", "export function f(n: number): number {\n  return n;\n}\n")
+	r, others := freshDiagnostics(t, s, "src/a.ts")
+	if errs := errorsOf(r); len(errs) != 0 {
+		t.Errorf("src/a.ts: %v, want clean", errs)
+	}
+	want := tscCheck(t, ws, "src/b.ts")
+	if !contains(want, "Expected 1 arguments, but got 0.") {
+		t.Fatalf("the oracle says src/b.ts has %v: the change should break it", want)
+	}
+	for _, o := range others {
+		if filepath.ToSlash(o.Path) == "src/b.ts" {
+			if diff := cmp.Diff(want, errorsOf(o)); diff != "" {
+				t.Errorf("src/b.ts in the answer and tsc differ (-tsc +agentlsp):\n%s", diff)
+			}
+			return
+		}
+	}
+	t.Errorf("other files %v, want src/b.ts, which the change to src/a.ts broke", names(others))
+}
+
 // TestTypeScriptModuleRecreated: a module deleted, then made again while
 // another open file changes. tsserver hears of files it does not have open
 // only through file watching: agentlsp's watcher, which tsserver takes
