@@ -85,6 +85,9 @@ type OpenDocument struct {
 	URI        string
 	LanguageID string
 	Text       string
+	// Edited says Text is an agent's edit, not the disk's: opening it
+	// changes what the server knows of the file.
+	Edited bool
 }
 
 // ChangeDocument replaces the whole text of an open document; the server

@@ -122,13 +122,13 @@ func (r *routerActor) current(ctx actor.Context, abs, given string, doc *documen
 // that have it) and answers with their versions; with fresh, servers that
 // had it already are touched.
 func (r *routerActor) sendText(ctx actor.Context, doc *document, fresh bool, done answer) {
-	text, gen := doc.text, doc.gen
+	text, gen, edited := doc.text, doc.gen, !doc.fromDisk
 	actors := make([]string, len(doc.targets))
 	for i, t := range doc.targets {
 		actors[i] = r.server(ctx, t.ServerKey, doc.defs[i]).pid.Id
 	}
 	r.fanoutSync(ctx, doc, func(t messages.Target) any {
-		return &messages.OpenDocument{URI: doc.uri, LanguageID: t.LanguageID, Text: text}
+		return &messages.OpenDocument{URI: doc.uri, LanguageID: t.LanguageID, Text: text, Edited: edited}
 	}, func(fs *messages.FileSynced) {
 		if doc.gen == gen && !slices.ContainsFunc(fs.Servers, func(sv messages.ServerVersion) bool { return sv.Err != nil }) {
 			doc.sentGen, doc.sentTo = gen, actors

@@ -6,6 +6,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/actors/server/docs"
+	"github.com/agentlsp/agentlsp/actors/server/pulls"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -20,9 +21,10 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 	var res docs.Result
 	var err error
 	var uri string
+	edited := false // an open's text is not the disk's
 	switch m := msg.(type) {
 	case *messages.OpenDocument:
-		uri = m.URI
+		uri, edited = m.URI, m.Edited
 		a.retryIfBroken(ctx)
 		res = a.st.docs.Open(m.URI, m.LanguageID, m.Text)
 	case *messages.ChangeDocument:
@@ -57,13 +59,14 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 	if errors.Is(err, docs.ErrNotOpen) {
 		return &messages.DocumentSynced{URI: uri, Err: messages.ErrNotOpen}
 	}
-	a.tellServer(ctx, res)
+	a.tellServer(ctx, res, edited)
 	return a.synced(res)
 }
 
 // tellServer tells a running server what the store changed: didOpen for a new
-// document, didChange for a changed one, then pulls.
-func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
+// document, didChange for a changed one, then pulls. edited says an
+// opened document's text is not the disk's (an agent's edit).
+func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) {
 	if !r.Changed || r.Doc == nil || !r.Doc.Open || !a.running() {
 		return
 	}
@@ -71,7 +74,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 		View: r.Doc.SentSeq})
 	switch {
 	case r.Opened:
-		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI))
+		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI), edited)
 	case a.caps.sync.Kind != 0:
 		change := docs.DidChange(r.Doc, r.Old, a.caps.sync)
 		if r.Touched && a.caps.serverName == "clangd" {
@@ -90,21 +93,33 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result) {
 func (a *serverActor) reopenAll(ctx actor.Context) {
 	a.changedOnDisk = nil
 	for _, d := range a.st.docs.OpenDocuments() {
-		a.sendOpen(ctx, d, false)
+		a.sendOpen(ctx, d, false, false)
 	}
 }
 
-// sendOpen sends didOpen and pulls d; changed says d changed on disk
-// since the server had it open: the other open documents are re-pulled
-// too, and d's result held until theirs are in, as for a change.
-func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document, changed bool) {
+// sendOpen sends didOpen and pulls d. changed says d changed on disk
+// since the server had it open, edited that its text is an agent's edit,
+// not the disk's: then the other open documents are re-pulled too, and
+// d's result held until theirs are in, as for a change. An edited
+// document also goes again as a new version of the same text: pyright
+// re-checks the documents that import one on a change, not on an open
+// with text other than the disk's.
+func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document, changed, edited bool) {
 	if !a.running() || !a.caps.sync.OpenClose {
 		return
 	}
 	a.notify(ctx, "textDocument/didOpen", docs.DidOpen(d))
-	if changed {
+	switch {
+	case edited && a.caps.sync.Kind != 0 && pulls.InterFile(a.providers()):
+		if r, err := a.st.docs.Renew(d.URI); err == nil {
+			a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
+				Version: d.Version, View: d.SentSeq})
+			a.notify(ctx, "textDocument/didChange", docs.DidChange(r.Doc, r.Old, a.caps.sync))
+		}
 		a.pullAfterChange(ctx, d)
-	} else {
+	case changed || edited:
+		a.pullAfterChange(ctx, d)
+	default:
 		a.pullDoc(ctx, d)
 	}
 }

@@ -1,6 +1,7 @@
 package fresh
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -74,6 +77,34 @@ func TestPyrightOpenFileBrokenByTheNamedFile(t *testing.T) {
 		}
 	}
 	t.Errorf("other files %v, want pkg/app.py, which the change to pkg/lib.py broke", names(others))
+}
+
+// TestPyrightEditOfUnopenedModule: an edit in memory (Session.Edit) of a
+// module no session had open names the open module it broke. pyright
+// re-checks importers on a change, not on an open whose text is not the
+// disk's: the runtime opens it, then sends the same text again as a new
+// version (without that, 0 of 2 answers named it).
+func TestPyrightEditOfUnopenedModule(t *testing.T) {
+	testenv.ServerBinary(t, "pyright-langserver")
+	ws := workspace(t, pyFiles)
+	s := start(t, ws).Session("agent")
+	if r, _ := freshDiagnostics(t, s, "pkg/app.py"); len(errorsOf(r)) != 0 {
+		t.Fatalf("before: %v, want clean", errorsOf(r))
+	}
+	res, err := s.Edit(context.Background(), "pkg/lib.py", "def greet(name: str, times: int) -> str:\n    return \"hi \" + name * times\n",
+		agentlsp.WithTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Files[1:] {
+		if filepath.ToSlash(f.Path) == "pkg/app.py" {
+			if errs := errorsOf(f); !contains(errs, `Argument missing for parameter "times"`) {
+				t.Errorf("pkg/app.py in the answer: %v, want the missing argument", errs)
+			}
+			return
+		}
+	}
+	t.Errorf("files %v (meanwhile %v), want pkg/app.py, which the edit of pkg/lib.py broke", names(res.Files), names(res.Meanwhile))
 }
 
 // pyrightCheck is the oracle: the errors of the pyright command line for
