@@ -1,7 +1,6 @@
 package fresh
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,11 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -44,67 +41,6 @@ func TestPyrightChangeInUnnamedFile(t *testing.T) {
 	if diff := cmp.Diff(pyrightCheck(t, ws, "pkg/app.py"), errorsOf(r)); diff != "" {
 		t.Errorf("fresh answer and pyright differ (-pyright +agentlsp):\n%s", diff)
 	}
-}
-
-// TestPyrightOpenFileBrokenByTheNamedFile: an agent writes a module on
-// disk that no session has open and asks about it; the answer names the
-// open module that the change broke, as pyright's command line finds it.
-// Opening the changed module was a plain pull: pyright re-checked its
-// importers only after the answer (after a refresh), so the answer named
-// none of them (0 of 6 by hand, with pyright and with tsserver).
-func TestPyrightOpenFileBrokenByTheNamedFile(t *testing.T) {
-	testenv.ServerBinary(t, "pyright-langserver")
-	ws := workspace(t, pyFiles)
-	s := start(t, ws).Session("agent")
-	if r, _ := freshDiagnostics(t, s, "pkg/app.py"); len(errorsOf(r)) != 0 {
-		t.Fatalf("before: %v, want clean", errorsOf(r))
-	}
-	write(t, ws, "pkg/lib.py", "def greet(name: str, times: int) -> str:\n    return \"hi \" + name * times\n")
-	r, others := freshDiagnostics(t, s, "pkg/lib.py")
-	if errs := errorsOf(r); len(errs) != 0 {
-		t.Errorf("pkg/lib.py: %v, want clean", errs)
-	}
-	want := pyrightCheck(t, ws, "pkg/app.py")
-	if !contains(want, `Argument missing for parameter "times"`) {
-		t.Fatalf("the oracle says pkg/app.py has %v: the change should break it", want)
-	}
-	for _, o := range others {
-		if filepath.ToSlash(o.Path) == "pkg/app.py" {
-			if diff := cmp.Diff(want, errorsOf(o)); diff != "" {
-				t.Errorf("pkg/app.py in the answer and pyright differ (-pyright +agentlsp):\n%s", diff)
-			}
-			return
-		}
-	}
-	t.Errorf("other files %v, want pkg/app.py, which the change to pkg/lib.py broke", names(others))
-}
-
-// TestPyrightEditOfUnopenedModule: an edit in memory (Session.Edit) of a
-// module no session had open names the open module it broke. pyright
-// re-checks importers on a change, not on an open whose text is not the
-// disk's: the runtime opens it, then sends the same text again as a new
-// version (without that, 0 of 2 answers named it).
-func TestPyrightEditOfUnopenedModule(t *testing.T) {
-	testenv.ServerBinary(t, "pyright-langserver")
-	ws := workspace(t, pyFiles)
-	s := start(t, ws).Session("agent")
-	if r, _ := freshDiagnostics(t, s, "pkg/app.py"); len(errorsOf(r)) != 0 {
-		t.Fatalf("before: %v, want clean", errorsOf(r))
-	}
-	res, err := s.Edit(context.Background(), "pkg/lib.py", "def greet(name: str, times: int) -> str:\n    return \"hi \" + name * times\n",
-		agentlsp.WithTimeout(20*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Files[1:] {
-		if filepath.ToSlash(f.Path) == "pkg/app.py" {
-			if errs := errorsOf(f); !contains(errs, `Argument missing for parameter "times"`) {
-				t.Errorf("pkg/app.py in the answer: %v, want the missing argument", errs)
-			}
-			return
-		}
-	}
-	t.Errorf("files %v (meanwhile %v), want pkg/app.py, which the edit of pkg/lib.py broke", names(res.Files), names(res.Meanwhile))
 }
 
 // pyrightCheck is the oracle: the errors of the pyright command line for

@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/results"
 	"github.com/agentlsp/agentlsp/test/testenv"
@@ -27,64 +26,6 @@ var tsFiles = map[string]string{
 	"src/a.ts": "export function f(): number {\n  return 1;\n}\n",
 	"src/b.ts": "import { f } from \"./a\";\n\nexport function g(): number {\n  return f();\n}\n",
 	"src/c.ts": "export const x: number = 1;\n",
-}
-
-// TestTypeScriptOpenFileBrokenByTheNamedFile: the TypeScript side of
-// TestPyrightOpenFileBrokenByTheNamedFile: an agent writes a module on
-// disk that no session has open and asks about it; the answer names the
-// open importer that the change broke.
-func TestTypeScriptOpenFileBrokenByTheNamedFile(t *testing.T) {
-	testenv.ServerBinary(t, "typescript-language-server")
-	ws := workspace(t, tsFiles)
-	s := start(t, ws).Session("agent")
-	if r, _ := freshDiagnostics(t, s, "src/b.ts"); len(errorsOf(r)) != 0 {
-		t.Fatalf("before: %v, want clean", errorsOf(r))
-	}
-	write(t, ws, "src/a.ts", "export function f(n: number): number {\n  return n;\n}\n")
-	r, others := freshDiagnostics(t, s, "src/a.ts")
-	if errs := errorsOf(r); len(errs) != 0 {
-		t.Errorf("src/a.ts: %v, want clean", errs)
-	}
-	want := tscCheck(t, ws, "src/b.ts")
-	if !contains(want, "Expected 1 arguments, but got 0.") {
-		t.Fatalf("the oracle says src/b.ts has %v: the change should break it", want)
-	}
-	for _, o := range others {
-		if filepath.ToSlash(o.Path) == "src/b.ts" {
-			if diff := cmp.Diff(want, errorsOf(o)); diff != "" {
-				t.Errorf("src/b.ts in the answer and tsc differ (-tsc +agentlsp):\n%s", diff)
-			}
-			return
-		}
-	}
-	t.Errorf("other files %v, want src/b.ts, which the change to src/a.ts broke", names(others))
-}
-
-// TestTypeScriptEditOfUnopenedModule: an edit in memory (Session.Edit) of
-// a module no session had open names the open importer it broke (its
-// open was a plain pull, answered before tsserver re-checked the
-// importer: 0 of 2 answers named it).
-func TestTypeScriptEditOfUnopenedModule(t *testing.T) {
-	testenv.ServerBinary(t, "typescript-language-server")
-	ws := workspace(t, tsFiles)
-	s := start(t, ws).Session("agent")
-	if r, _ := freshDiagnostics(t, s, "src/b.ts"); len(errorsOf(r)) != 0 {
-		t.Fatalf("before: %v, want clean", errorsOf(r))
-	}
-	res, err := s.Edit(context.Background(), "src/a.ts", "export function f(n: number): number {\n  return n;\n}\n",
-		agentlsp.WithTimeout(20*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Files[1:] {
-		if filepath.ToSlash(f.Path) == "src/b.ts" {
-			if errs := errorsOf(f); !contains(errs, "Expected 1 arguments, but got 0.") {
-				t.Errorf("src/b.ts in the answer: %v, want the missing argument", errs)
-			}
-			return
-		}
-	}
-	t.Errorf("files %v (meanwhile %v), want src/b.ts, which the edit of src/a.ts broke", names(res.Files), names(res.Meanwhile))
 }
 
 // TestTypeScriptModuleRecreated: a module deleted, then made again while
