@@ -43,7 +43,7 @@ func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		case !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path):
 			unheard = true
 		}
-		if c.Type != messages.FileDeleted && !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) {
+		if c.Type != messages.FileDeleted && !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path) {
 			a.noteChangedOnDisk(c.URI)
 		}
 	}
@@ -90,10 +90,10 @@ const maxChangedOnDisk = 1024
 
 // noteChangedOnDisk remembers that a source file not open changed on
 // disk. The server hears of it (didChangeWatchedFiles) and re-checks the
-// files that depend on it in its own time: pyright re-pulls them only
-// after a refresh, after an answer to a diagnostics call of the changed
-// file that opened it, so that answer named none of the open files the
-// change broke. Opening it is then a change (openedChanged).
+// open files that depend on it in its own time: with pyright and
+// tsserver, after a diagnostics call that opened the changed file had its
+// answer, which then named none of the open files the change broke.
+// Opening it is therefore a change (openedChanged).
 func (a *serverActor) noteChangedOnDisk(uri string) {
 	if a.changedOnDisk == nil || len(a.changedOnDisk) >= maxChangedOnDisk {
 		a.changedOnDisk = make(map[string]struct{})
