@@ -75,8 +75,15 @@ func TestClientKilledEndsItsSessions(t *testing.T) {
 		}
 		return false
 	})
-	if got := records[*messages.Unsubscribe](t, e, pid); len(got) != 1 || !strings.HasSuffix(got[0].Session, "/agent") {
-		t.Errorf("diagnostics got Unsubscribe %+v, want the killed client's session", got)
+	// The fake diagnostics actor records on its own goroutine, in no order
+	// with the fake router's EndSession.
+	var got []*messages.Unsubscribe
+	testenv.Eventually(t, 20*time.Second, "Unsubscribe of the killed client's session", func() bool {
+		got = records[*messages.Unsubscribe](t, e, pid)
+		return len(got) > 0
+	})
+	if len(got) != 1 || !strings.HasSuffix(got[0].Session, "/agent") {
+		t.Errorf("diagnostics got Unsubscribe %+v, want the killed client's session once", got)
 	}
 }
 
