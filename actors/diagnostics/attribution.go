@@ -1,11 +1,11 @@
 package diagnostics
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -45,6 +45,10 @@ type diskChange struct {
 	at    time.Time
 	seq   uint64 // the store's write count then
 	reach *reach.Reach
+	// dir: the path is a directory (made, or moved in): no cause of
+	// errors itself, beside the files changed in it, each a change of
+	// its own. Known with the reach.
+	dir bool
 }
 
 // reachJob asks for the reach of a change: an edit's or a disk change's.
@@ -57,6 +61,7 @@ type reachJob struct {
 type reachKnown struct {
 	job reachJob
 	r   *reach.Reach
+	dir bool // a disk change's path is a directory
 }
 
 // askReach queues the computation of a change's reach.
@@ -78,7 +83,10 @@ func (a *diagnosticsActor) runReachJobs(ctx actor.Context) {
 		a.reachJobs++
 		ix, send := a.reach, lifecycle.Sender(ctx, ctx.Self())
 		// Lives for one walk of a project's sources; joined by the Reaper.
-		a.cfg.Reaper.Go(func() { send(&reachKnown{job: job, r: ix.From(job.path)}) })
+		a.cfg.Reaper.Go(func() {
+			fi, err := os.Stat(job.path)
+			send(&reachKnown{job: job, r: ix.From(job.path), dir: job.disk != 0 && err == nil && fi.IsDir()})
+		})
 	}
 }
 
@@ -91,7 +99,7 @@ func (a *diagnosticsActor) onReachKnown(ctx actor.Context, m *reachKnown) {
 	}
 	for _, d := range a.disk {
 		if d.id == m.job.disk && m.job.disk != 0 {
-			d.reach = m.r
+			d.reach, d.dir = m.r, m.dir
 		}
 	}
 	a.runReachJobs(ctx)
@@ -166,63 +174,6 @@ func (a *diagnosticsActor) causesIn(to reach.Target, over []*edits.Edit, sc chan
 		why = append(why, "cause unknown")
 	}
 	return why, c.found
-}
-
-// unreachableFrom says whether reach rules to out from every file of
-// from (false when from is empty or one's reach is not known yet).
-func unreachableFrom(from []*edits.Edit, to reach.Target) bool {
-	for _, e := range from {
-		if e == nil || e.Reach == nil || e.Reach.ReachesTarget(to) != reach.No {
-			return false
-		}
-	}
-	return len(from) > 0
-}
-
-// baseNames are the base names of the edits' files: "a.go", "a.go and
-// b.go", "a.go, b.go and c.go"; past maxNamedShown, "a.go, b.go, c.go and
-// 4 more files".
-func baseNames(from []*edits.Edit) string {
-	var b strings.Builder
-	for i, e := range from {
-		switch {
-		case i == maxNamedShown && len(from) > maxNamedShown+1:
-			b.WriteString(" and " + strconv.Itoa(len(from)-i) + " more files")
-			return b.String()
-		case i == 0:
-		case i == len(from)-1:
-			b.WriteString(" and ")
-		default:
-			b.WriteString(", ")
-		}
-		b.WriteString(filepath.Base(paths.FromURI(e.URI)))
-	}
-	return b.String()
-}
-
-// maxNamedShown bounds the files baseNames names.
-const maxNamedShown = 3
-
-// namedEdits are the edits of the files a diagnostics call names: e's,
-// and for each other file named (Named) the latest of the session's
-// calls' edits of it among over; nil for a file with none (its reach is
-// not known, so nothing is ruled out).
-func namedEdits(e *edits.Edit, over []*edits.Edit) []*edits.Edit {
-	if e.Req == nil || len(e.Req.Named) == 0 {
-		return []*edits.Edit{e}
-	}
-	latest := make(map[string]*edits.Edit, len(e.Req.Named))
-	for _, o := range over {
-		if l, ok := latest[o.URI]; o.Session == e.Session && o.Current && (!ok || o.Started.After(l.Started)) {
-			latest[o.URI] = o
-		}
-	}
-	from := make([]*edits.Edit, 1, 1+len(e.Req.Named))
-	from[0] = e
-	for _, u := range e.Req.Named {
-		from = append(from, latest[u])
-	}
-	return from
 }
 
 // sessionScope is what the other files of a diagnostics call's answer are
@@ -327,7 +278,7 @@ func (a *diagnosticsActor) addChanges(c *causeList, to reach.Target, over []*edi
 			c.found = true
 			break
 		}
-		if sc.ownDisk != nil && sc.ownDisk(d) || d.reach != nil && d.reach.ReachesTarget(to) == reach.No {
+		if d.dir || sc.ownDisk != nil && sc.ownDisk(d) || d.reach != nil && d.reach.ReachesTarget(to) == reach.No {
 			continue
 		}
 		if !c.name {

@@ -19,17 +19,20 @@ import (
 // new in a diagnostics call's answer, which none of the files named can
 // reach by its imports, is not presented as their doing even when no other
 // change was seen: its ChangedBy says so. When a change to one of them
-// can reach it (it imports that file's package), nothing is ruled out.
+// can reach it (it imports that file's package), nothing is ruled out. A
+// directory made on disk is no cause itself.
 func TestDiagnosticsCallOtherFileOutOfReach(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		named []string // the files the call names; the first is awaited
+		dir   string   // a directory made on disk before the call: no cause
 		want  []string
 	}{
-		{"one file", []string{"e/e.go"}, []string{"not reachable from e.go", "cause unknown"}},
-		{"two files, neither reaches it", []string{"e/e.go", "f/f.go"}, []string{"not reachable from e.go and f.go", "cause unknown"}},
-		{"two files, it imports the other", []string{"e/e.go", "g/g.go"}, nil},
-		{"five files, none reaches it", []string{"e/e.go", "f/f.go", "h/h.go", "i/i.go", "j/j.go"},
+		{"one file", []string{"e/e.go"}, "", []string{"not reachable from e.go", "cause unknown"}},
+		{"one file, a directory made", []string{"e/e.go"}, "n/deep", []string{"not reachable from e.go", "cause unknown"}},
+		{"two files, neither reaches it", []string{"e/e.go", "f/f.go"}, "", []string{"not reachable from e.go and f.go", "cause unknown"}},
+		{"two files, it imports the other", []string{"e/e.go", "g/g.go"}, "", nil},
+		{"five files, none reaches it", []string{"e/e.go", "f/f.go", "h/h.go", "i/i.go", "j/j.go"}, "",
 			[]string{"not reachable from e.go, f.go, h.go and 2 more files", "cause unknown"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,6 +62,13 @@ func TestDiagnosticsCallOtherFileOutOfReach(t *testing.T) {
 			reaper := &lifecycle.Reaper{}
 			c := newClockedWith(t, diagnostics.Config{Workspace: ws, Reaper: reaper})
 			other := paths.URI(filepath.Join(ws, "b", "b.go"))
+			if tc.dir != "" { // the files written in it would be changes of their own
+				dir := filepath.Join(ws, filepath.FromSlash(tc.dir))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				c.send(&messages.FilesChanged{Changes: []messages.FileChange{{Path: dir, URI: paths.URI(dir), Type: messages.FileCreated}}})
+			}
 			// One edit per file named, as Session.Diagnostics makes them.
 			for i, u := range uris {
 				c.send(&messages.EditStarted{EditID: uint64(i + 1), Session: "a", URI: u, Current: true})
