@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 )
@@ -115,7 +116,7 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 		}()
 	}
 	wg.Wait()
-	return appendOthers(out, others, o.OtherFiles), errors.Join(errs...)
+	return dedup.AppendOthers(out, others, o.OtherFiles), errors.Join(errs...)
 }
 
 // fileDiagnostics asks for one file's diagnostics; named are all the
@@ -138,39 +139,6 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, named []stri
 		return messages.FileReport{Path: path}, nil, err
 	}
 	return res.Files[0], res.Files[1:], nil
-}
-
-// appendOthers appends the other files of every answer, each once, none
-// that was named, at most max (default 5; negative: none): first those
-// only the named files' changes could have broken (no ChangedBy), then
-// the others.
-func appendOthers(named []messages.FileReport, others [][]messages.FileReport, max int) []messages.FileReport {
-	if max < 0 {
-		return named
-	}
-	if max == 0 {
-		max = 5
-	}
-	seen := make(map[string]bool, len(named))
-	for _, f := range named {
-		seen[f.URI] = true
-	}
-	n := 0
-	for _, changedMeanwhile := range []bool{false, true} {
-		for _, fs := range others {
-			for _, f := range fs {
-				if n == max {
-					return named
-				}
-				if !seen[f.URI] && (len(f.ChangedBy) > 0) == changedMeanwhile {
-					seen[f.URI] = true
-					named = append(named, f)
-					n++
-				}
-			}
-		}
-	}
-	return named
 }
 
 // Open opens a file (its text read from disk) on its servers for this

@@ -184,12 +184,7 @@ func (a *diagnosticsActor) causesIn(to reach.Target, over []*edits.Edit, sc chan
 // answers after them was for. Each file's causes are what can reach it
 // (sessionCauses).
 func (a *diagnosticsActor) sessionScope(e *edits.Edit, sess *session) changeScope {
-	named := map[string]bool{e.URI: true}
-	if e.Req != nil {
-		for _, u := range e.Req.Named {
-			named[u] = true
-		}
-	}
+	named := namedSet(e)
 	since := e.Started
 	if prev := sess.answeredAt; prev.Before(e.Started) && !prev.IsZero() { // not one of this call's own
 		since = prev

@@ -69,3 +69,14 @@ func namedEdits(e *edits.Edit, over []*edits.Edit) []*edits.Edit {
 	}
 	return from
 }
+
+// namedSet is the URIs of the files e's call names: its own and Named.
+func namedSet(e *edits.Edit) map[string]bool {
+	named := map[string]bool{e.URI: true}
+	if e.Req != nil {
+		for _, u := range e.Req.Named {
+			named[u] = true
+		}
+	}
+	return named
+}

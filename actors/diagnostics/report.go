@@ -109,11 +109,7 @@ func (a *diagnosticsActor) namedChangedSeq(e *edits.Edit) uint64 {
 	if first == len(a.disk) {
 		return e.StartSeq
 	}
-	named := make(map[string]bool, 1+len(e.Req.Named))
-	named[e.URI] = true
-	for _, u := range e.Req.Named {
-		named[u] = true
-	}
+	named := namedSet(e)
 	for _, d := range a.disk[first:] {
 		if named[paths.URI(d.path)] {
 			return d.seq

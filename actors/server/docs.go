@@ -51,8 +51,7 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 			a.publishPulled(ctx, a.pulls.Forget(m.URI))
 			if a.running() && a.caps.sync.OpenClose {
 				a.notify(ctx, "textDocument/didClose", docs.DidClose(m.URI))
-				a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: m.URI,
-					Version: res.Doc.Version, Closed: true})
+				a.tellSent(ctx, res.Doc, true)
 			}
 		}
 	}
@@ -70,8 +69,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 	if !r.Changed || r.Doc == nil || !r.Doc.Open || !a.running() {
 		return
 	}
-	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: r.Doc.URI, Version: r.Doc.Version,
-		View: r.Doc.SentSeq})
+	a.tellSent(ctx, r.Doc, false)
 	switch {
 	case r.Opened:
 		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI), edited)
@@ -112,8 +110,7 @@ func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document, changed, edi
 	switch {
 	case edited && a.caps.sync.Kind != 0 && pulls.InterFile(a.providers()):
 		if r, err := a.st.docs.Renew(d.URI); err == nil {
-			a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
-				Version: d.Version, View: d.SentSeq})
+			a.tellSent(ctx, d, false)
 			a.notify(ctx, "textDocument/didChange", docs.DidChange(r.Doc, r.Old, a.caps.sync))
 		}
 		a.pullAfterChange(ctx, d)
@@ -160,4 +157,11 @@ func (a *serverActor) retryIfBroken(ctx actor.Context) {
 	if a.broken {
 		a.retryBroken(ctx)
 	}
+}
+
+// tellSent tells the observers (the diagnostics actor) the version of d
+// the server now has, or that d was closed on it.
+func (a *serverActor) tellSent(ctx actor.Context, d *docs.Document, closed bool) {
+	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
+		Version: d.Version, View: d.SentSeq, Closed: closed})
 }

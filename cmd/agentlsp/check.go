@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -156,28 +157,18 @@ func diagnoseFile(ctx context.Context, s *agentlsp.Session, path string, opts []
 	return fileResult{arg: path, report: reports[0], others: reports[1:]}
 }
 
-// appendOtherFiles appends the other files the answers named: each once,
-// none that was named itself, at most 5, those only the named files'
-// changes could have broken (no ChangedBy) first, as Session.Diagnostics
-// orders them.
+// appendOtherFiles appends the other files the answers named, as
+// Session.Diagnostics merges its answers (dedup.AppendOthers).
 func appendOtherFiles(named []fileResult) []fileResult {
-	seen := make(map[string]bool)
-	for _, r := range named {
-		seen[r.report.URI] = true
+	reports := make([]messages.FileReport, len(named))
+	others := make([][]messages.FileReport, len(named))
+	for i, r := range named {
+		reports[i], others[i] = r.report, r.others
 	}
-	out, n := named, 0
-	for _, changedElsewhere := range []bool{false, true} {
-		for _, r := range named {
-			for _, o := range r.others {
-				if n < 5 && !seen[o.URI] && (len(o.ChangedBy) > 0) == changedElsewhere {
-					seen[o.URI] = true
-					out = append(out, fileResult{arg: o.Path, report: o})
-					n++
-				}
-			}
-		}
+	for _, o := range dedup.AppendOthers(reports, others, 0)[len(named):] {
+		named = append(named, fileResult{arg: o.Path, report: o})
 	}
-	return out
+	return named
 }
 
 // printCheckLines prints one line per diagnostic.
