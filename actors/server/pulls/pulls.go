@@ -72,15 +72,15 @@ type Report struct {
 
 // state is one document's pull state.
 type state struct {
-	version   int32  // the version the round in flight pulls for
-	view      uint64 // the server's view when the round was asked for
-	left      int    // requests of the round not answered
-	again     *Doc   // a newer version asked for during the round
-	againOf   *group // the change that asked for it (its held result waits for it)
+	version   int32    // the version the round in flight pulls for
+	view      uint64   // the server's view when the round was asked for
+	left      int      // requests of the round not answered
+	again     *Doc     // a newer version asked for during the round
+	againOf   []*group // the changes that asked for it (their held results wait for it)
 	resultIDs map[string]string
 	items     map[string][]messages.Diagnostic
-	group     *group // the change whose re-pulls this round is part of
-	failed    bool   // a request of the round failed: its result is not complete
+	groups    []*group // the changes whose re-pulls this round is part of
+	failed    bool     // a request of the round failed: its result is not complete
 }
 
 // group holds back the pulled result of a changed document until the
@@ -150,12 +150,16 @@ func InterFile(provs []Provider) bool {
 }
 
 func (s *Scheduler) pull(d Doc, provs []Provider, g *group) []Request {
-	return s.pullCounted(d, provs, g, false)
+	var gs []*group
+	if g != nil {
+		gs = []*group{g}
+	}
+	return s.pullCounted(d, provs, gs, false)
 }
 
-// pullCounted starts a round; counted says the group already counts it
+// pullCounted starts a round; counted says the groups already count it
 // (a round asked for while another was in flight).
-func (s *Scheduler) pullCounted(d Doc, provs []Provider, g *group, counted bool) []Request {
+func (s *Scheduler) pullCounted(d Doc, provs []Provider, gs []*group, counted bool) []Request {
 	if len(provs) == 0 {
 		return nil
 	}
@@ -167,15 +171,16 @@ func (s *Scheduler) pullCounted(d Doc, provs []Provider, g *group, counted bool)
 	if st.left > 0 {
 		again := d
 		st.again = &again
-		if g != nil && st.againOf == nil {
-			st.againOf = g // the change's result waits for this document's next round
-			g.left++
+		for _, g := range gs {
+			st.waitFor(g, d.URI)
 		}
 		return nil
 	}
-	st.version, st.view, st.left, st.group = d.Version, d.View, len(provs), g
-	if g != nil && !counted {
-		g.left++
+	st.version, st.view, st.left, st.groups = d.Version, d.View, len(provs), gs
+	if !counted {
+		for _, g := range gs {
+			g.left++
+		}
 	}
 	out := make([]Request, len(provs))
 	for i, p := range provs {
@@ -211,35 +216,58 @@ func (s *Scheduler) Done(uri string, version int32, ident string, r Report, prov
 	st.failed = false
 	var next []Request
 	if st.again != nil {
-		d, g := *st.again, st.againOf
+		d, gs := *st.again, st.againOf
 		st.again, st.againOf = nil, nil
-		next = s.pullCounted(d, provs, g, g != nil)
+		next = s.pullCounted(d, provs, gs, true)
 	}
 	return publish, next
 }
 
-// release returns what to publish once a round ended: its result, unless
-// it is a group's changed document (held), and the held result when the
-// group is complete. A round with a failed request publishes nothing: the
-// previous items under the new version would pass for a fresh answer.
-func (st *state) release(res Result, failed bool) []Result {
-	g := st.group
-	st.group = nil
-	if g == nil {
-		if failed {
-			return nil
-		}
-		return []Result{res}
+// waitFor makes g, a change, wait for the document's next round: the
+// change's result is held until then. Every change that re-pulls the
+// document waits for that one round. A change of the document itself
+// supersedes an older one still waiting: the next round pulls the newer
+// version, and it is the newer change's result (the older one's version
+// is never pulled).
+func (st *state) waitFor(g *group, uri string) {
+	if slices.Contains(st.againOf, g) {
+		return
 	}
+	if g.uri == uri {
+		st.againOf = slices.DeleteFunc(st.againOf, func(old *group) bool {
+			if old.uri != uri {
+				return false
+			}
+			old.left--
+			return true
+		})
+	}
+	st.againOf = append(st.againOf, g)
+	g.left++
+}
+
+// release returns what to publish once a round ended: its result, unless
+// it is the changed document of one of its groups (held there), and the
+// held results of the groups it completes. A round with a failed request
+// publishes nothing: the previous items under the new version would pass
+// for a fresh answer.
+func (st *state) release(res Result, failed bool) []Result {
+	gs := st.groups
+	st.groups = nil
 	var out []Result
-	switch {
-	case res.URI == g.uri && !failed:
-		g.held = &res
-	case !failed:
+	held := false
+	for _, g := range gs {
+		if g.uri == res.URI && !failed {
+			g.held, held = &res, true
+		}
+	}
+	if !failed && !held {
 		out = append(out, res)
 	}
-	if g.left--; g.left == 0 && g.held != nil {
-		out = append(out, *g.held)
+	for _, g := range gs {
+		if g.left--; g.left == 0 && g.held != nil {
+			out = append(out, *g.held)
+		}
 	}
 	return out
 }
@@ -269,10 +297,7 @@ func (s *Scheduler) Forget(uri string) []Result {
 		return nil
 	}
 	var out []Result
-	for _, g := range []*group{st.group, st.againOf} {
-		if g == nil {
-			continue
-		}
+	for _, g := range slices.Concat(st.groups, st.againOf) {
 		if g.left--; g.left == 0 && g.held != nil {
 			out = append(out, *g.held)
 		}

@@ -129,3 +129,55 @@ func each(docs []pulls.Doc) func(func(pulls.Doc)) {
 		}
 	}
 }
+
+// TestNewerChangeTakesTheNextRound: a document changed twice while a round
+// of it is out (the second change opening importers first): its next
+// round pulls the newer version, and that result waits for the other
+// documents the newer change re-pulls. It went out at once, tied to the
+// older change, which had re-pulled nothing.
+func TestNewerChangeTakesTheNextRound(t *testing.T) {
+	s := pulls.New()
+	provs := []pulls.Provider{{InterFile: true}}
+	s.Pull(pulls.Doc{URI: "m", Version: 1}, provs)                   // m's round is out
+	s.PullChange(pulls.Doc{URI: "m", Version: 2}, each(nil), provs) // changed on disk
+	s.Pull(pulls.Doc{URI: "imp", Version: 1}, provs)                 // an importer opened
+	s.PullChange(pulls.Doc{URI: "m", Version: 3}, each([]pulls.Doc{{URI: "imp", Version: 1}}), provs)
+	pub, next := s.Done("m", 1, "", full(), provs)
+	if len(pub) != 1 || len(next) != 1 || next[0].Version != 3 {
+		t.Fatalf("m's first round: published %+v, next %+v; want it published and version 3 asked", pub, next)
+	}
+	if pub, _ := s.Done("m", 3, "", full(), provs); len(pub) != 0 {
+		t.Fatalf("m's version 3 published before the importer's next round: %+v", pub)
+	}
+	pub, next = s.Done("imp", 1, "", full(), provs) // the round from the open
+	if len(pub) != 1 || pub[0].URI != "imp" || len(next) != 1 {
+		t.Fatalf("the importer's open round: published %+v, next %+v", pub, next)
+	}
+	pub, _ = s.Done("imp", 1, "", full("broken"), provs)
+	if len(pub) != 2 || pub[0].URI != "imp" || pub[1].URI != "m" || pub[1].Version != 3 {
+		t.Errorf("after the importer's round with m's change: %+v, want the importer, then m's version 3", pub)
+	}
+}
+
+// TestTwoChangesWaitForOneRound: two changes re-pull the same document
+// while a round of it is out: both wait for its next round.
+func TestTwoChangesWaitForOneRound(t *testing.T) {
+	s := pulls.New()
+	provs := []pulls.Provider{{InterFile: true}}
+	o := each([]pulls.Doc{{URI: "o", Version: 1}})
+	s.Pull(pulls.Doc{URI: "o", Version: 1}, provs)
+	s.PullChange(pulls.Doc{URI: "c1", Version: 2}, o, provs)
+	s.PullChange(pulls.Doc{URI: "c2", Version: 2}, o, provs)
+	for _, c := range []string{"c1", "c2"} {
+		if pub, _ := s.Done(c, 2, "", full(), provs); len(pub) != 0 {
+			t.Fatalf("%s published before o's next round: %+v", c, pub)
+		}
+	}
+	if pub, next := s.Done("o", 1, "", full("old"), provs); len(pub) != 1 || len(next) != 1 {
+		t.Fatalf("o's round from before the changes: %+v, next %+v", pub, next)
+	}
+	pub, _ := s.Done("o", 1, "", full("new"), provs)
+	if len(pub) != 3 || pub[0].URI != "o" || pub[1].URI != "c1" || pub[2].URI != "c2" {
+		t.Errorf("after o's next round: %+v, want o, c1, c2", pub)
+	}
+}
