@@ -34,6 +34,7 @@ import (
 	"github.com/agentlsp/agentlsp/editor"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/reach"
 	"github.com/agentlsp/agentlsp/supervisor"
 )
 
@@ -111,12 +112,13 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		sys: lifecycle.NewSystem(cfg.Logger), done: make(chan struct{}), sessions: make(map[string]*Session), texts: editor.NewTexts(),
 	}
 	rt.dispatcher = lifecycle.NewDispatcher(rt.reaper, mailboxThroughput)
+	imports := reach.New(ws) // one cache of the workspace's imports for both actors
 	rt.diag = rt.sys.Root.Spawn(diagnostics.NewProps(diagnostics.Config{
-		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger, Workspace: ws, Reaper: rt.reaper, Dispatcher: rt.dispatcher,
+		MinSeverity: cfg.MinSeverity, Logger: cfg.Logger, Workspace: ws, Reaper: rt.reaper, Dispatcher: rt.dispatcher, Reach: imports,
 	}))
 	rt.router = rt.sys.Root.Spawn(router.NewProps(router.Config{
 		Workspace: ws, Registry: reg, Reaper: rt.reaper, Dispatcher: rt.dispatcher, Observers: []*actor.PID{rt.diag}, Diagnostics: rt.diag,
-		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger,
+		Policy: cfg.Policy, Watch: !cfg.NoWatch, Logger: cfg.Logger, Reach: imports,
 	}))
 	return rt, nil
 }

@@ -70,7 +70,10 @@ func pyright() *Server {
 		Args:        []string{"--stdio"},
 		Extensions:  map[string]string{".py": "python", ".pyi": "python"},
 		RootMarkers: pythonMarkers(),
-		InstallHint: installHint("pyright"),
+		// It diagnoses open files only: a change's importers are opened
+		// first, so that its answer reports what broke in them.
+		OpenImporters: 5,
+		InstallHint:   installHint("pyright"),
 	}
 }
 
@@ -115,6 +118,9 @@ func typescriptLS() *Server {
 		// It publishes nothing when a file stays clean: an edit that kept a
 		// file clean waited for the timeout and came back stale.
 		DiagnosticsPull: PullTSServer,
+		// It diagnoses open files only: a change's importers are opened
+		// first, so that its answer reports what broke in them.
+		OpenImporters: 5,
 		// Its answers while "Initializing JS/TS language features" (about a
 		// second on a small project) can be wrong, not only incomplete.
 		IndexWait:   Duration(5 * time.Second),

@@ -87,7 +87,7 @@ func parseAndMerge(in string) error {
 
 const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, indexWait, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
-	"openForWorkspace, openTargets, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
+	"openForWorkspace, openImporters, openTargets, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
 
 func TestValidationErrors(t *testing.T) {

@@ -33,7 +33,7 @@ const (
 	DefaultMaxMessageSize  = 64 << 20
 	DefaultDiagnosticsWait = 3 * time.Second
 	DefaultMaxRestarts     = 5
-	// MaxOpenTargets bounds OpenTargets.
+	// MaxOpenTargets bounds OpenTargets and OpenImporters.
 	MaxOpenTargets = 256
 )
 
@@ -102,6 +102,14 @@ type Server struct {
 	// gopls's hover over a call into another package of golang.org/x/tools
 	// took 7 ms with the declaring file closed and 0.6 ms with it open.
 	OpenTargets int `json:"openTargets,omitempty"`
+	// OpenImporters is, for a server that diagnoses open files only, how
+	// many of a changed file's importers (package reach: the files that
+	// import it, the nearest first) are opened on it before the change is
+	// sent, so that an edit's or a diagnostics call's answer reports what
+	// the change broke in them; they stay open, the least recently opened
+	// closed first beyond this many; 0: none. pyright and tsserver report
+	// nothing of a file nobody opened.
+	OpenImporters int `json:"openImporters,omitempty"`
 	// IndexWait: an answer the server gave while it reported work in
 	// progress (loading its project) is held, and the request sent again
 	// once that work ends, for at most this long; then the first answer

@@ -62,6 +62,10 @@ func checkField(s *Server, name string, v reflect.Value) string {
 		if s.OpenTargets > MaxOpenTargets {
 			return fmt.Sprintf("openTargets %d is more than %d", s.OpenTargets, MaxOpenTargets)
 		}
+	case "openImporters":
+		if s.OpenImporters > MaxOpenTargets {
+			return fmt.Sprintf("openImporters %d is more than %d", s.OpenImporters, MaxOpenTargets)
+		}
 	case "transport":
 		if !slices.Contains([]string{"", TransportStdio, TransportTCP, TransportUnix}, s.Transport) {
 			return fmt.Sprintf("unknown transport %q (want stdio, tcp or unix)", s.Transport)

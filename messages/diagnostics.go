@@ -90,6 +90,11 @@ type DocumentSent struct {
 	// Version, the version it had): the server describes the file on disk
 	// from then on.
 	Closed bool
+	// OpenOnly says the server diagnoses open files only (its definition
+	// opens a change's importers: config.Server.OpenImporters): what it
+	// reports of a document just opened has nothing before it to compare
+	// with.
+	OpenOnly bool
 }
 
 // Progress reports a server's work-done progress ($/progress): Active is

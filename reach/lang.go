@@ -53,7 +53,7 @@ func (goLang) reach(file, root string, graph map[string][]string) *Reach {
 	pkgs := closure(importPath(filepath.Dir(file)), importers)
 	r := &Reach{lang: goLang{}, dirs: make(map[string]bool)}
 	for f := range graph {
-		if pkgs[importPath(filepath.Dir(f))] {
+		if _, ok := pkgs[importPath(filepath.Dir(f))]; ok {
 			r.dirs[filepath.Dir(f)] = true
 		}
 	}
@@ -120,10 +120,10 @@ func (pyLang) reach(file, root string, graph map[string][]string) *Reach {
 		}
 	}
 	mods := closure(moduleOf(file), importers)
-	r := &Reach{lang: pyLang{}, files: map[string]bool{file: true}}
+	r := &Reach{lang: pyLang{}, files: map[string]bool{file: true}, origin: file, depth: map[string]int{file: 0}}
 	for f := range graph {
-		if mods[moduleOf(f)] {
-			r.files[f] = true
+		if d, ok := mods[moduleOf(f)]; ok {
+			r.files[f], r.depth[f] = true, d
 		}
 	}
 	return r
@@ -162,12 +162,12 @@ func (tsLang) reach(file, _ string, graph map[string][]string) *Reach {
 		}
 	}
 	reached := closure(trimExt(file), importers)
-	r := &Reach{lang: tsLang{}, files: make(map[string]bool)}
+	r := &Reach{lang: tsLang{}, files: make(map[string]bool), origin: file, depth: make(map[string]int)}
 	for f := range graph {
-		if reached[trimExt(f)] {
-			r.files[f] = true
+		if d, ok := reached[trimExt(f)]; ok {
+			r.files[f], r.depth[f] = true, d
 		}
 	}
-	r.files[file] = true
+	r.files[file], r.depth[file] = true, 0
 	return r
 }

@@ -14,8 +14,10 @@
 package reach
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,6 +59,10 @@ type Reach struct {
 	lang  language
 	dirs  map[string]bool // Go, Python: directories (packages) reached
 	files map[string]bool // Python, TS/JS: files reached
+	// origin is the changed file; depth, for Python and TS/JS, how many
+	// imports away from it each file reached is (1: it imports origin).
+	origin string
+	depth  map[string]int
 }
 
 // Reaches reports whether a change to the file from whose Reach r is can
@@ -190,22 +196,44 @@ func langOf(path string) language {
 	return nil
 }
 
-// closure returns the nodes that reach start through edges reversed: a
-// breadth-first walk of who imports whom.
-func closure(start string, importers map[string][]string) map[string]bool {
-	seen := map[string]bool{start: true}
+// closure returns the nodes that reach start through edges reversed, each
+// with its distance from start: a breadth-first walk of who imports whom.
+func closure(start string, importers map[string][]string) map[string]int {
+	dist := map[string]int{start: 0}
 	queue := []string{start}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		for _, m := range importers[n] {
-			if !seen[m] {
-				seen[m] = true
+			if _, seen := dist[m]; !seen {
+				dist[m] = dist[n] + 1
 				queue = append(queue, m)
 			}
 		}
 	}
-	return seen
+	return dist
+}
+
+// Importers returns at most limit of the files r reaches other than the
+// changed file, the nearest first (the files that import it, then those
+// that import them), by path at one distance: the files a server that
+// diagnoses open files only must have open to report what the change
+// broke. Nil when the reach is of packages (Go: its servers diagnose
+// closed files) or of an unknown language.
+func (r *Reach) Importers(limit int) []string {
+	if r == nil || len(r.depth) == 0 || limit <= 0 {
+		return nil
+	}
+	out := make([]string, 0, len(r.depth))
+	for f := range r.depth {
+		if f != r.origin {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.depth[a], r.depth[b]), cmp.Compare(a, b))
+	})
+	return out[:min(limit, len(out))]
 }
 
 // trimExt is a path without its extension.

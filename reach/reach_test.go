@@ -3,6 +3,7 @@ package reach_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentlsp/agentlsp/reach"
@@ -84,5 +85,54 @@ func TestTypeScript(t *testing.T) {
 		if got := r.Reaches(filepath.Join(ws, filepath.FromSlash(rel))); got != want {
 			t.Errorf("util.ts reaches %s = %v, want %v", rel, got, want)
 		}
+	}
+}
+
+// TestImporters: the files a change reaches, nearest first, then by path,
+// at most the limit; none for Go (its server diagnoses closed files).
+func TestImporters(t *testing.T) {
+	ws := layout(t, map[string]string{
+		"pyproject.toml": "",
+		"core.py":        "def f(): pass\n",
+		"b_app.py":       "from core import f\n",
+		"a_app.py":       "import core\n",
+		"top.py":         "import a_app\n",
+		"alone.py":       "import json\n",
+		"tsconfig.json":  "{}",
+		"src/util.ts":    "export const x = 1;\n",
+		"src/main.ts":    "import { x } from './util';\n",
+		"src/page.ts":    "import './main';\n",
+		"go.mod":         "module example.com/m\n",
+		"g/g.go":         "package g\n",
+		"h/h.go":         "package h\n\nimport \"example.com/m/g\"\n",
+	})
+	ix := reach.New(ws)
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(ws, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	core := ix.From(filepath.Join(ws, "core.py"))
+	for limit, want := range map[int][]string{
+		0: nil,
+		1: {"a_app.py"},
+		2: {"a_app.py", "b_app.py"},
+		9: {"a_app.py", "b_app.py", "top.py"},
+	} {
+		if got := rel(core.Importers(limit)); !slices.Equal(got, want) {
+			t.Errorf("core.py's importers, at most %d: %q, want %q", limit, got, want)
+		}
+	}
+	if got := rel(ix.From(filepath.Join(ws, "src", "util.ts")).Importers(5)); !slices.Equal(got, []string{"src/main.ts", "src/page.ts"}) {
+		t.Errorf("util.ts's importers: %q", got)
+	}
+	if got := ix.From(filepath.Join(ws, "g", "g.go")).Importers(5); got != nil {
+		t.Errorf("g.go's importers: %q, want none (by package)", got)
+	}
+	if got := ix.From(filepath.Join(ws, "notes.txt")).Importers(5); got != nil {
+		t.Errorf("notes.txt's importers: %q, want none", got)
 	}
 }

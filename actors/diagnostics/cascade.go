@@ -34,7 +34,8 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		if !a.reportable(u) || !a.askedAfter(views, u) { // before the work on what it has
 			continue
 		}
-		others := a.othersMay(e, u, over)
+		unchecked := a.uncheckedAt(u, e.StartSeq) // no baseline: its errors are not the edit's
+		others := unchecked || a.othersMay(e, u, over)
 		if others && len(meanwhile) == maxFiles || !others && len(caused) == maxFiles {
 			continue // its list is full
 		}
@@ -53,6 +54,9 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 			continue
 		}
 		f.ChangedBy = a.attribute(e, u, over)
+		if unchecked {
+			f.ChangedBy = append([]string{firstChecked}, f.ChangedBy...)
+		}
 		meanwhile = append(meanwhile, f)
 	}
 	return caused, meanwhile
@@ -92,7 +96,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
 		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true, ChangedBy: a.sessionCauses(e, u, sc, told, over, from)})
+			Servers: servers, Other: true, ChangedBy: a.withFirstChecked(u, told, a.sessionCauses(e, u, sc, told, over, from))})
 	}
 	return out
 }

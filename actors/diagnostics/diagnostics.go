@@ -48,6 +48,9 @@ type Config struct {
 	// every change could reach every file.
 	Workspace string
 	Reaper    *lifecycle.Reaper
+	// Reach is the workspace's import index, shared with the router; nil:
+	// the actor makes its own.
+	Reach *reach.Index
 	// Dispatcher runs the actor's mailbox; nil: protoactor's default.
 	Dispatcher *lifecycle.Dispatcher
 }
@@ -93,6 +96,9 @@ type serverView struct {
 	// file on disk. A server that diagnoses open files only (tsserver)
 	// clears a closed document's diagnostics with an empty push.
 	closedFiles bool
+	// openOnly: the server diagnoses open files only, by its definition
+	// (DocumentSent.OpenOnly).
+	openOnly bool
 	// work is the server's work-done progress in flight, "" when none.
 	work, workTitle string
 	// The server's own signal of complete diagnostics (gopls's
@@ -140,6 +146,9 @@ type diagnosticsActor struct {
 	servers  map[messages.ServerKey]*serverView
 	versions map[store.Key]int32    // latest version an edit synced, for staleness
 	views    map[store.Key]sentView // latest version sent, and the server's view with it
+	// opened is when each document was last opened on a server that
+	// diagnoses open files only (uncheckedAt).
+	opened   map[store.Key]time.Time
 	sessions map[string]*session
 	// subscribed are the sessions with a subscriber, which every
 	// publication is checked against (not every session: a thousand
@@ -215,9 +224,13 @@ func (a *diagnosticsActor) onStarted(ctx actor.Context) {
 	a.servers = make(map[messages.ServerKey]*serverView)
 	a.versions = make(map[store.Key]int32)
 	a.views = make(map[store.Key]sentView)
+	a.opened = make(map[store.Key]time.Time)
 	a.sessions = make(map[string]*session)
 	a.subscribed = make(map[string]*session)
-	if a.cfg.Workspace != "" {
+	switch {
+	case a.cfg.Reach != nil:
+		a.reach = a.cfg.Reach
+	case a.cfg.Workspace != "":
 		a.reach = reach.New(a.cfg.Workspace)
 	}
 }

@@ -101,6 +101,7 @@ const closedVersion = math.MaxInt32
 // named it, fresh, with an error of its previous text.
 func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
 	k := store.Key{Server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, URI: m.URI}
+	a.noteOpened(k, m)
 	if m.Closed {
 		if _, ok := a.versions[k]; ok || a.server(k.Server).versioned {
 			a.versions[k] = closedVersion

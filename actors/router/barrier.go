@@ -35,6 +35,9 @@ const maxBarrierWait = 5 * time.Second
 type held struct {
 	msg    any
 	sender *actor.PID
+	// prelude: the importers of the call's file were opened for it
+	// (importers.go); it goes on now.
+	prelude bool
 }
 
 // barriers is the router's barrier state.
@@ -44,6 +47,9 @@ type barriers struct {
 	reached bool   // the watcher's batch for current was handled
 	timer   uint64
 	held    []held // messages waiting for current
+	// prelude: current is no watcher's barrier but the opening of a
+	// call's importers (importers.go), which holds the calls the same way.
+	prelude bool
 	next    []held // messages that came after current was asked
 	ops     int    // disk work in flight: re-syncs and closes after changes
 	started time.Time
@@ -134,12 +140,18 @@ func (r *routerActor) finishBarrier(ctx actor.Context) {
 	if r.b.current == 0 || !r.b.reached || r.b.ops > 0 {
 		return
 	}
-	r.b.done++
-	r.b.spent += time.Since(r.b.started)
+	if !r.b.prelude {
+		r.b.done++
+		r.b.spent += time.Since(r.b.started)
+	}
 	ready := r.b.held
-	r.b.current, r.b.held = 0, nil
-	for _, h := range ready {
+	r.b.current, r.b.held, r.b.prelude = 0, nil, false
+	for i, h := range ready {
 		r.dispatch(ctx, h)
+		if r.b.current != 0 { // it opens importers first: the rest wait for that
+			r.b.held = append(r.b.held, ready[i+1:]...)
+			return
+		}
 	}
 	next := r.b.next
 	r.b.next = nil
@@ -149,7 +161,7 @@ func (r *routerActor) finishBarrier(ctx actor.Context) {
 			r.startBarrier(ctx)
 			return
 		}
-		r.dispatch(ctx, h)
+		r.dispatch(ctx, h) // no edit: it needs a barrier
 	}
 }
 

@@ -13,9 +13,18 @@ import (
 // name: those come from callers, and this one has a NUL.
 const keeper = "\x00kept"
 
-// keptFiles is one server's files kept open, the least recently named
-// first. A server keeps a few (its OpenTargets), so a slice serves.
+// keptFiles is one server's files kept open for one purpose, the least
+// recently named first. A server keeps a few (its OpenTargets, its
+// OpenImporters), so a slice serves.
 type keptFiles []string
+
+// keptKey names a list of kept files: a server's, of definition targets
+// (and files opened for workspace requests) or of importers opened before
+// a change (importers.go). Each list has its own limit.
+type keptKey struct {
+	server    messages.ServerKey
+	importers bool
+}
 
 // touch makes abs the most recently named and returns the files beyond
 // limit, the least recent, to release.
@@ -58,14 +67,14 @@ func (r *routerActor) onKeepOpen(ctx actor.Context, m *messages.KeepOpen) {
 			continue
 		}
 		named[key]++
-		r.keepDoc(ctx, abs, p, doc, open, key, limit, func() {})
+		r.keepDoc(ctx, abs, p, doc, open, keptKey{server: key}, limit, func() {})
 	}
 }
 
 // keep opens abs for the keeper, kept among key's files (at most limit),
 // and calls sent once its text is handed to its server actors, or could
 // not be.
-func (r *routerActor) keep(ctx actor.Context, abs string, key messages.ServerKey, limit int, sent func()) {
+func (r *routerActor) keep(ctx actor.Context, abs string, key keptKey, limit int, sent func()) {
 	doc, open := r.docs[abs]
 	if !open {
 		d, err := r.newDocument(abs, false)
@@ -81,9 +90,9 @@ func (r *routerActor) keep(ctx actor.Context, abs string, key messages.ServerKey
 // keepDoc marks doc (open already, or new) as the keeper's, kept among
 // key's files, releasing the least recent beyond limit; a new document is
 // read from disk and sent to its servers, then sent is called.
-func (r *routerActor) keepDoc(ctx actor.Context, abs, given string, doc *document, open bool, key messages.ServerKey, limit int, sent func()) {
+func (r *routerActor) keepDoc(ctx actor.Context, abs, given string, doc *document, open bool, key keptKey, limit int, sent func()) {
 	if r.kept == nil {
-		r.kept = make(map[messages.ServerKey]*keptFiles)
+		r.kept = make(map[keptKey]*keptFiles)
 	}
 	k := r.kept[key]
 	if k == nil {
@@ -142,7 +151,7 @@ func (r *routerActor) forgetKept(abs string) {
 // server from stopping when idle.
 func (r *routerActor) releaseUnheld(ctx actor.Context) {
 	for key, k := range r.kept {
-		if len(*k) == 0 || r.sessionHolds(key) {
+		if len(*k) == 0 || r.sessionHolds(key.server) {
 			continue
 		}
 		for _, abs := range slices.Clone(*k) {

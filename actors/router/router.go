@@ -14,6 +14,7 @@ import (
 	"github.com/agentlsp/agentlsp/actors/watcher"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/reach"
 	"github.com/agentlsp/agentlsp/supervisor"
 )
 
@@ -44,6 +45,9 @@ type Config struct {
 	WatchFileSystem func(dir string) string
 	// Logger receives the actors' logs; nil discards them.
 	Logger *slog.Logger
+	// Reach finds the importers of a changed file (importers.go); nil: the
+	// router makes its own index of the workspace when it needs one.
+	Reach *reach.Index
 }
 
 // NewProps returns the props of a router. The router resolves files
@@ -70,12 +74,12 @@ type routerActor struct {
 
 	servers  map[messages.ServerKey]*serverEntry
 	byPID    map[string]messages.ServerKey
-	roots    map[rootKey]rootResult            // root resolution cache
-	resolved map[string]string                 // paths as given -> resolved (inWorkspace)
-	docs     map[string]*document              // open documents by absolute path
-	kept     map[messages.ServerKey]*keptFiles // files kept open because an answer named them (kept.go)
-	calls    map[callerKey]*fanIn              // caller (sender, request id) -> its request's fan-out
-	ended    fanEnded                          // fan-outs ended, still in calls
+	roots    map[rootKey]rootResult // root resolution cache
+	resolved map[string]string      // paths as given -> resolved (inWorkspace)
+	docs     map[string]*document   // open documents by absolute path
+	kept     map[keptKey]*keptFiles // files kept open because an answer named them, or for importers (kept.go)
+	calls    map[callerKey]*fanIn   // caller (sender, request id) -> its request's fan-out
+	ended    fanEnded               // fan-outs ended, still in calls
 	watcher  *actor.PID
 	nextID   uint64
 	timers   *lifecycle.Timers
@@ -83,6 +87,10 @@ type routerActor struct {
 	implied  []messages.ServerKey // the roots the workspace's markers imply; nil: walk again
 	edits    map[callerKey]uint64 // callers' edit ids -> the router's, for CancelEdit
 	nextEdit uint64
+	// reach finds a changed file's importers; changedOnDisk are the files
+	// the watcher saw change since a call named them (importers.go).
+	reach         *reach.Index
+	changedOnDisk map[string]bool
 }
 
 // serverEntry is the router's view of one server actor.
@@ -116,6 +124,9 @@ func (r *routerActor) dispatch(ctx actor.Context, h held) {
 	case *messages.WorkspaceRequest:
 		r.onWorkspaceRequest(ctx, h.sender, m)
 	case *messages.Edit:
+		if !h.prelude && r.openImportersFirst(ctx, h) {
+			return
+		}
 		r.onEdit(ctx, h.sender, m)
 	case *messages.CancelEdit:
 		r.onCancelEdit(ctx, h.sender, m)
@@ -168,6 +179,7 @@ func (r *routerActor) onStarted(ctx actor.Context) {
 	r.calls = make(map[callerKey]*fanIn)
 	r.timers = lifecycle.NewTimers(ctx, nil)
 	r.edits = make(map[callerKey]uint64)
+	r.reach = r.cfg.Reach
 	if r.cfg.Watch {
 		r.b.probe = watcher.NewProbe()
 		r.watcher = ctx.Spawn(watcher.NewProps(watcher.Config{

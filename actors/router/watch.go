@@ -47,6 +47,7 @@ func (r *routerActor) readDisk(ctx actor.Context, abs, given string, then func(*
 // that work is done.
 func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged) {
 	r.b.seen = max(r.b.seen, m.Seq)
+	r.noteChangedOnDisk(m)
 	for _, c := range m.Changes {
 		if c.Type != messages.FileChanged {
 			clear(r.roots)

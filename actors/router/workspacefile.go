@@ -109,7 +109,7 @@ func (r *routerActor) openForWorkspace(ctx actor.Context, keys []messages.Server
 				continue
 			}
 			left++
-			r.keep(ctx, found.files[j], keys[i], max(defs[i].OpenTargets, 1), done)
+			r.keep(ctx, found.files[j], keptKey{server: keys[i]}, max(defs[i].OpenTargets, 1), done)
 		}
 		done()
 	})

@@ -87,10 +87,12 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 }
 
 // reopenAll sends didOpen for every open document to a (re)started server,
-// which reads the other files from disk as they are now.
+// which reads the other files from disk as they are now. The observers
+// hear of each: one opened while the server started was not sent then.
 func (a *serverActor) reopenAll(ctx actor.Context) {
 	a.changedOnDisk = nil
 	for _, d := range a.st.docs.OpenDocuments() {
+		a.tellSent(ctx, d, false)
 		a.sendOpen(ctx, d, false, false)
 	}
 }
@@ -163,5 +165,5 @@ func (a *serverActor) retryIfBroken(ctx actor.Context) {
 // the server now has, or that d was closed on it.
 func (a *serverActor) tellSent(ctx actor.Context, d *docs.Document, closed bool) {
 	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
-		Version: d.Version, View: d.SentSeq, Closed: closed})
+		Version: d.Version, View: d.SentSeq, Closed: closed, OpenOnly: a.cfg.Server.OpenImporters > 0})
 }

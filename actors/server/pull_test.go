@@ -90,3 +90,23 @@ func TestPulledResultsSayWhenTheyWereAskedFor(t *testing.T) {
 			change.View, other, again.View, docURI, own.View)
 	}
 }
+
+// TestDocumentOpenedWhileStartingIsAnnounced: a document opened while the
+// server starts is announced (DocumentSent) when it is sent to the server,
+// saying whether the server diagnoses open files only (OpenImporters):
+// the diagnostics actor tells a file's first diagnosis by it.
+func TestDocumentOpenedWhileStartingIsAnnounced(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", "initialize=300ms")
+	srv.OpenImporters = 3
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.Open(pid, docURI, "a\n")
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	s := h.Await("sent "+docURI, 30*time.Second, func(e any) bool {
+		s, ok := e.(*messages.DocumentSent)
+		return ok && s.URI == docURI
+	}).(*messages.DocumentSent)
+	if s.Version != 1 || !s.OpenOnly || s.Closed {
+		t.Errorf("announced %+v, want version 1, open files only", s)
+	}
+}

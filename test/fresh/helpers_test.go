@@ -6,6 +6,7 @@ package fresh
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
@@ -62,8 +63,12 @@ func write(t *testing.T, ws, rel, text string) {
 func start(t *testing.T, ws string) *agentlsp.Runtime {
 	t.Helper()
 	testenv.ServerBinary(t, "gopls")
+	var lg *slog.Logger
+	if os.Getenv("FRESH_DEBUG") != "" {
+		lg = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws,
-		DiagnosticsTimeout: 20 * time.Second})
+		DiagnosticsTimeout: 20 * time.Second, Logger: lg})
 	if err != nil {
 		t.Fatal(err)
 	}
