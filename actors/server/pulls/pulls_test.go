@@ -138,9 +138,9 @@ func each(docs []pulls.Doc) func(func(pulls.Doc)) {
 func TestNewerChangeTakesTheNextRound(t *testing.T) {
 	s := pulls.New()
 	provs := []pulls.Provider{{InterFile: true}}
-	s.Pull(pulls.Doc{URI: "m", Version: 1}, provs)                   // m's round is out
+	s.Pull(pulls.Doc{URI: "m", Version: 1}, provs)                  // m's round is out
 	s.PullChange(pulls.Doc{URI: "m", Version: 2}, each(nil), provs) // changed on disk
-	s.Pull(pulls.Doc{URI: "imp", Version: 1}, provs)                 // an importer opened
+	s.Pull(pulls.Doc{URI: "imp", Version: 1}, provs)                // an importer opened
 	s.PullChange(pulls.Doc{URI: "m", Version: 3}, each([]pulls.Doc{{URI: "imp", Version: 1}}), provs)
 	pub, next := s.Done("m", 1, "", full(), provs)
 	if len(pub) != 1 || len(next) != 1 || next[0].Version != 3 {
