@@ -41,7 +41,7 @@ func importersRuntime(t *testing.T) (*agentlsp.Runtime, string, string) {
 // the server; an edit that changes nothing opens none; the importers stay
 // open until no session holds a document there.
 func TestChangeOpensItsImportersFirst(t *testing.T) {
-	rt, _, record := importersRuntime(t)
+	rt, ws, record := importersRuntime(t)
 	s := rt.Session("agent")
 	ctx := context.Background()
 	if _, err := s.Edit(ctx, "core.py", "def f(x: int, y: int) -> int:\n    return x\n"); err != nil {
@@ -60,16 +60,35 @@ func TestChangeOpensItsImportersFirst(t *testing.T) {
 	if n := openFiles(t, rt); n != 3 {
 		t.Errorf("%d documents open, want core.py and two importers", n)
 	}
+	// A new importer, nearer by name: the next change uses the importers
+	// remembered and finds them again in the background; a change after
+	// that opens it, and lets the farthest go.
+	if err := os.WriteFile(filepath.Join(ws, "a0.py"), []byte("import core\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"def f(x: int) -> int:\n    return x\n", "def f(x: int, y: int) -> int:\n    return x\n"}
+	testenv.Eventually(t, 10*time.Second, "a0.py opened by a change", func() bool {
+		if _, err := s.Edit(ctx, "core.py", texts[0]); err != nil {
+			t.Fatal(err)
+		}
+		texts[0], texts[1] = texts[1], texts[0]
+		open, _ := opened(t, record)
+		return slices.Contains(open, "a0.py")
+	})
+	testenv.Eventually(t, 10*time.Second, "b.py closed", func() bool {
+		_, closed := opened(t, record)
+		return cmp.Equal(closed, []string{"b.py"})
+	})
 	if err := s.Close(ctx, "core.py"); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 10*time.Second, "every file closed once the session closed its own", func() bool {
 		_, closed := opened(t, record)
-		return len(closed) >= 3
+		return len(closed) >= 4
 	})
 	_, closed := opened(t, record)
 	slices.Sort(closed)
-	if want := []string{"a.py", "b.py", "core.py"}; !cmp.Equal(closed, want) {
+	if want := []string{"a.py", "a0.py", "b.py", "core.py"}; !cmp.Equal(closed, want) {
 		t.Errorf("closed %q once no session held a document, want %q", closed, want)
 	}
 }

@@ -34,32 +34,20 @@ func (goLang) parse(p string, src []byte) []string {
 	return out
 }
 
-func (goLang) reach(file, root string, graph map[string][]string) *Reach {
+// nodes: a file's node is its package's import path. The function is
+// called from several goroutines (a derived graph is shared).
+func (goLang) nodes(root string) func(string) string {
 	module := goModule(root)
-	importPath := func(dir string) string {
-		rel, err := filepath.Rel(root, dir)
+	return func(file string) string {
+		rel, err := filepath.Rel(root, filepath.Dir(file))
 		if err != nil || rel == "." {
 			return module
 		}
 		return module + "/" + filepath.ToSlash(rel)
 	}
-	importers := make(map[string][]string) // import path -> importing packages
-	for f, imps := range graph {
-		from := importPath(filepath.Dir(f))
-		for _, imp := range imps {
-			importers[imp] = append(importers[imp], from)
-		}
-	}
-	pkgs := closure(importPath(filepath.Dir(file)), importers)
-	r := &Reach{lang: goLang{}, dirs: make(map[string]bool)}
-	for f := range graph {
-		if _, ok := pkgs[importPath(filepath.Dir(f))]; ok {
-			r.dirs[filepath.Dir(f)] = true
-		}
-	}
-	r.dirs[filepath.Dir(file)] = true
-	return r
 }
+
+func (goLang) edges(_ func(string) string, _ string, imports []string) []string { return imports }
 
 // goModule is the module path of root's go.mod ("" when none).
 func goModule(root string) string {
@@ -103,30 +91,26 @@ func (pyLang) parse(p string, src []byte) []string {
 	return out
 }
 
-func (pyLang) reach(file, root string, graph map[string][]string) *Reach {
-	moduleOf := func(f string) string {
+// nodes: a file's node is its module's dotted name (a package's
+// __init__ is the package).
+func (pyLang) nodes(root string) func(string) string {
+	return func(f string) string {
 		rel, _ := filepath.Rel(root, trimExt(f))
 		return strings.TrimSuffix(strings.ReplaceAll(filepath.ToSlash(rel), "/", "."), ".__init__")
 	}
-	importers := make(map[string][]string)
-	for f, imps := range graph {
-		for _, imp := range imps {
-			// "from a.b import c" may name module a.b or a.b.c; a relative
-			// import names a module of its own package.
-			if strings.HasPrefix(imp, ".") {
-				imp = strings.TrimSuffix(moduleOf(filepath.Dir(f)+"/x"), ".x") + imp
-			}
-			importers[imp] = append(importers[imp], moduleOf(f))
+}
+
+// edges: "from a.b import c" may name module a.b or a.b.c; a relative
+// import names a module of the file's own package.
+func (pyLang) edges(node func(string) string, file string, imports []string) []string {
+	out := make([]string, 0, len(imports))
+	for _, imp := range imports {
+		if strings.HasPrefix(imp, ".") {
+			imp = strings.TrimSuffix(node(filepath.Dir(file)+"/x"), ".x") + imp
 		}
+		out = append(out, imp)
 	}
-	mods := closure(moduleOf(file), importers)
-	r := &Reach{lang: pyLang{}, files: map[string]bool{file: true}, origin: file, depth: map[string]int{file: 0}}
-	for f := range graph {
-		if d, ok := mods[moduleOf(f)]; ok {
-			r.files[f], r.depth[f] = true, d
-		}
-	}
-	return r
+	return out
 }
 
 // tsLang: a file reaches the files that import it by a relative path,
@@ -153,21 +137,14 @@ func (tsLang) parse(p string, src []byte) []string {
 	return out
 }
 
-func (tsLang) reach(file, _ string, graph map[string][]string) *Reach {
-	importers := make(map[string][]string) // file without extension -> importers
-	for f, imps := range graph {
-		for _, imp := range imps {
-			importers[imp] = append(importers[imp], trimExt(f))
-			importers[imp+"/index"] = append(importers[imp+"/index"], trimExt(f))
-		}
+// nodes: a file's node is its path without extension.
+func (tsLang) nodes(string) func(string) string { return trimExt }
+
+// edges: an import of a directory is of its index file.
+func (tsLang) edges(_ func(string) string, _ string, imports []string) []string {
+	out := make([]string, 0, 2*len(imports))
+	for _, imp := range imports {
+		out = append(out, imp, imp+"/index")
 	}
-	reached := closure(trimExt(file), importers)
-	r := &Reach{lang: tsLang{}, files: make(map[string]bool), origin: file, depth: make(map[string]int)}
-	for f := range graph {
-		if d, ok := reached[trimExt(f)]; ok {
-			r.files[f], r.depth[f] = true, d
-		}
-	}
-	r.files[file], r.depth[file] = true, 0
-	return r
+	return out
 }

@@ -14,7 +14,7 @@
 package reach
 
 import (
-	"cmp"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,7 +41,8 @@ const maxFiles = 20000
 type Index struct {
 	workspace string
 	mu        sync.Mutex
-	files     map[string]*entry // by absolute path
+	files     map[string]*entry   // by absolute path
+	derived   map[string]*derived // by project root and language
 }
 
 type entry struct {
@@ -51,7 +52,7 @@ type entry struct {
 
 // New returns an index of the files under workspace.
 func New(workspace string) *Index {
-	return &Index{workspace: workspace, files: make(map[string]*entry)}
+	return &Index{workspace: workspace, files: make(map[string]*entry), derived: make(map[string]*derived)}
 }
 
 // Reach is the set of files a change to one file can reach.
@@ -59,10 +60,6 @@ type Reach struct {
 	lang  language
 	dirs  map[string]bool // Go, Python: directories (packages) reached
 	files map[string]bool // Python, TS/JS: files reached
-	// origin is the changed file; depth, for Python and TS/JS, how many
-	// imports away from it each file reached is (1: it imports origin).
-	origin string
-	depth  map[string]int
 }
 
 // Reaches reports whether a change to the file from whose Reach r is can
@@ -111,16 +108,118 @@ func (ix *Index) From(file string) *Reach {
 		return &Reach{}
 	}
 	root := projectRoot(ix.workspace, file, lang.markers())
-	graph := ix.graph(root, lang)
-	return lang.reach(file, root, graph)
+	return ix.derivedOf(root, lang).reach(file, lang)
+}
+
+// derived is what a project's import graph says of who imports whom,
+// computed again only when the graph changed (a file's imports, or the
+// set of files): the walk that reads the graph is a stat per file, this
+// a map entry or more per file and import.
+type derived struct {
+	sig       uint64              // the graph's (graphSig)
+	node      func(string) string // a file's node: its package, module, or path without extension
+	filesOf   map[string][]string // node -> its files
+	importers map[string][]string // node -> the nodes that import it
+}
+
+// derivedOf reads root's graph and returns what it says, from the cache
+// when the graph is the one it was computed from.
+func (ix *Index) derivedOf(root string, lang language) *derived {
+	graph, sig := ix.graph(root, lang)
+	key := root + "\x00" + lang.markers()[0]
+	ix.mu.Lock()
+	d := ix.derived[key]
+	ix.mu.Unlock()
+	if d != nil && d.sig == sig {
+		return d
+	}
+	d = &derived{sig: sig, node: lang.nodes(root), filesOf: make(map[string][]string), importers: make(map[string][]string)}
+	for f, imps := range graph {
+		from := d.node(f)
+		d.filesOf[from] = append(d.filesOf[from], f)
+		for _, imp := range lang.edges(d.node, f, imps) {
+			d.importers[imp] = append(d.importers[imp], from)
+		}
+	}
+	ix.mu.Lock()
+	if len(ix.derived) >= maxDerived {
+		clear(ix.derived)
+	}
+	ix.derived[key] = d
+	ix.mu.Unlock()
+	return d
+}
+
+// maxDerived bounds the projects whose derived graphs are kept.
+const maxDerived = 64
+
+// reach is the Reach of a change to file.
+func (d *derived) reach(file string, lang language) *Reach {
+	dist := closure(d.node(file), d.importers)
+	if lang.byDir() {
+		r := &Reach{lang: lang, dirs: map[string]bool{filepath.Dir(file): true}}
+		for n := range dist {
+			for _, f := range d.filesOf[n] {
+				r.dirs[filepath.Dir(f)] = true
+			}
+		}
+		return r
+	}
+	r := &Reach{lang: lang, files: map[string]bool{file: true}}
+	for n := range dist {
+		for _, f := range d.filesOf[n] {
+			r.files[f] = true
+		}
+	}
+	return r
+}
+
+// Importers returns at most limit of the files a change to file reaches,
+// other than file, the nearest first (the files that import it, then
+// those that import them), by path at one distance: the files a server
+// that diagnoses open files only must have open to report what the change
+// broke. Nil when the reach is of packages (Go: its servers diagnose
+// closed files) or of an unknown language. It walks the graph outward
+// only as far as it needs.
+func (ix *Index) Importers(file string, limit int) []string {
+	lang := langOf(file)
+	if lang == nil || lang.byDir() || limit <= 0 {
+		return nil
+	}
+	d := ix.derivedOf(projectRoot(ix.workspace, file, lang.markers()), lang)
+	start := d.node(file)
+	seen := map[string]bool{start: true}
+	var out []string
+	for level := []string{start}; len(level) > 0 && len(out) < limit; {
+		var next, files []string
+		for _, n := range level {
+			for _, m := range d.importers[n] {
+				if !seen[m] {
+					seen[m] = true
+					next = append(next, m)
+					files = append(files, d.filesOf[m]...)
+				}
+			}
+		}
+		slices.Sort(files)
+		for _, f := range files {
+			if f != file {
+				out = append(out, f)
+			}
+		}
+		level = next
+	}
+	return out[:min(limit, len(out))]
 }
 
 // graph reads the imports of every source file of the language under
 // root (at most maxFiles; ignored directories skipped), from the cache
-// where the file did not change.
-func (ix *Index) graph(root string, lang language) map[string][]string {
+// where the file did not change, and returns them with their signature:
+// a hash of every file's path and imports, in the walk's (lexical) order.
+func (ix *Index) graph(root string, lang language) (map[string][]string, uint64) {
 	out := make(map[string][]string)
 	filter := paths.NewFilter(nil)
+	h := fnv.New64a()
 	n := 0
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		switch {
@@ -134,10 +233,17 @@ func (ix *Index) graph(root string, lang language) map[string][]string {
 		if n++; n > maxFiles {
 			return filepath.SkipAll
 		}
-		out[p] = ix.imports(p, lang)
+		imps := ix.imports(p, lang)
+		out[p] = imps
+		h.Write([]byte(p))
+		for _, imp := range imps {
+			h.Write([]byte{0})
+			h.Write([]byte(imp))
+		}
+		h.Write([]byte{1})
 		return nil
 	})
-	return out
+	return out, h.Sum64()
 }
 
 // imports returns a file's imports, read again only when it changed.
@@ -181,7 +287,12 @@ type language interface {
 	markers() []string
 	source(path string) bool
 	parse(path string, src []byte) []string
-	reach(file, root string, graph map[string][]string) *Reach
+	// nodes returns the function giving a file of root its node: what
+	// imports name (a package's import path, a module, a path without
+	// extension).
+	nodes(root string) func(string) string
+	// edges are the nodes a file's imports name.
+	edges(node func(string) string, file string, imports []string) []string
 	byDir() bool // the reach is a set of directories (packages)
 }
 
@@ -196,44 +307,22 @@ func langOf(path string) language {
 	return nil
 }
 
-// closure returns the nodes that reach start through edges reversed, each
-// with its distance from start: a breadth-first walk of who imports whom.
-func closure(start string, importers map[string][]string) map[string]int {
-	dist := map[string]int{start: 0}
+// closure returns the nodes that reach start through edges reversed: a
+// breadth-first walk of who imports whom.
+func closure(start string, importers map[string][]string) map[string]bool {
+	seen := map[string]bool{start: true}
 	queue := []string{start}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		for _, m := range importers[n] {
-			if _, seen := dist[m]; !seen {
-				dist[m] = dist[n] + 1
+			if !seen[m] {
+				seen[m] = true
 				queue = append(queue, m)
 			}
 		}
 	}
-	return dist
-}
-
-// Importers returns at most limit of the files r reaches other than the
-// changed file, the nearest first (the files that import it, then those
-// that import them), by path at one distance: the files a server that
-// diagnoses open files only must have open to report what the change
-// broke. Nil when the reach is of packages (Go: its servers diagnose
-// closed files) or of an unknown language.
-func (r *Reach) Importers(limit int) []string {
-	if r == nil || len(r.depth) == 0 || limit <= 0 {
-		return nil
-	}
-	out := make([]string, 0, len(r.depth))
-	for f := range r.depth {
-		if f != r.origin {
-			out = append(out, f)
-		}
-	}
-	slices.SortFunc(out, func(a, b string) int {
-		return cmp.Or(cmp.Compare(r.depth[a], r.depth[b]), cmp.Compare(a, b))
-	})
-	return out[:min(limit, len(out))]
+	return seen
 }
 
 // trimExt is a path without its extension.

@@ -115,24 +115,23 @@ func TestImporters(t *testing.T) {
 		}
 		return out
 	}
-	core := ix.From(filepath.Join(ws, "core.py"))
 	for limit, want := range map[int][]string{
 		0: nil,
 		1: {"a_app.py"},
 		2: {"a_app.py", "b_app.py"},
 		9: {"a_app.py", "b_app.py", "top.py"},
 	} {
-		if got := rel(core.Importers(limit)); !slices.Equal(got, want) {
+		if got := rel(ix.Importers(filepath.Join(ws, "core.py"), limit)); !slices.Equal(got, want) {
 			t.Errorf("core.py's importers, at most %d: %q, want %q", limit, got, want)
 		}
 	}
-	if got := rel(ix.From(filepath.Join(ws, "src", "util.ts")).Importers(5)); !slices.Equal(got, []string{"src/main.ts", "src/page.ts"}) {
+	if got := rel(ix.Importers(filepath.Join(ws, "src", "util.ts"), 5)); !slices.Equal(got, []string{"src/main.ts", "src/page.ts"}) {
 		t.Errorf("util.ts's importers: %q", got)
 	}
-	if got := ix.From(filepath.Join(ws, "g", "g.go")).Importers(5); got != nil {
+	if got := ix.Importers(filepath.Join(ws, "g", "g.go"), 5); got != nil {
 		t.Errorf("g.go's importers: %q, want none (by package)", got)
 	}
-	if got := ix.From(filepath.Join(ws, "notes.txt")).Importers(5); got != nil {
+	if got := ix.Importers(filepath.Join(ws, "notes.txt"), 5); got != nil {
 		t.Errorf("notes.txt's importers: %q, want none", got)
 	}
 }

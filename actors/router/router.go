@@ -91,6 +91,8 @@ type routerActor struct {
 	// the watcher saw change since a call named them (importers.go).
 	reach         *reach.Index
 	changedOnDisk map[string]bool
+	importersOf   map[string][]string // the importers found for a file, for its next change
+	refreshing    map[string]bool     // files whose importers are being found again
 }
 
 // serverEntry is the router's view of one server actor.
@@ -164,6 +166,8 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		}
 	case *messages.FilesChanged:
 		r.onFilesChanged(ctx, m)
+	case *importersFound:
+		r.onImportersFound(m)
 	case *messages.GetRouterStatus:
 		ctx.Respond(r.status())
 	}
