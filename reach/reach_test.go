@@ -135,3 +135,50 @@ func TestImporters(t *testing.T) {
 		t.Errorf("notes.txt's importers: %q, want none", got)
 	}
 }
+
+// TestIndexSeesGraphChanges: what an index derived from a project's
+// imports is computed again when a file's imports change, or files come
+// and go.
+func TestIndexSeesGraphChanges(t *testing.T) {
+	ws := layout(t, map[string]string{
+		"pyproject.toml": "",
+		"core.py":        "def f(): pass\n",
+		"a.py":           "import core\n",
+	})
+	ix := reach.New(ws)
+	core := filepath.Join(ws, "core.py")
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		change func()
+		want   []string
+	}{
+		{func() {}, []string{"a.py"}},
+		{func() { write("b.py", "from core import f\n") }, []string{"a.py", "b.py"}},
+		{func() { write("a.py", "import json # no longer core\n") }, []string{"b.py"}},
+		{func() { os.Remove(filepath.Join(ws, "b.py")) }, nil},
+	}
+	for i, s := range steps {
+		s.change()
+		var got []string
+		for _, p := range ix.Importers(core, 5) {
+			got = append(got, filepath.Base(p))
+		}
+		if !slices.Equal(got, s.want) {
+			t.Errorf("step %d: importers %q, want %q", i, got, s.want)
+		}
+		for _, name := range []string{"a.py", "b.py"} {
+			want := reach.No
+			if slices.Contains(s.want, name) {
+				want = reach.Yes
+			}
+			if v := ix.From(core).Reaches(filepath.Join(ws, name)); v != want {
+				t.Errorf("step %d: core.py reaches %s = %v, want %v", i, name, v, want)
+			}
+		}
+	}
+}
