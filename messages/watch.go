@@ -28,9 +28,10 @@ type FileChange struct {
 	Path string // absolute, clean
 	URI  string
 	Type FileChangeType
-	// Dir says a deleted path was a directory (removed, or renamed or
+	// Dir says the path is a directory. Deleted (removed, or renamed or
 	// moved away): everything below it is gone too, and no change below
-	// it is reported one by one.
+	// it is reported one by one. Created (made, or moved in): what it
+	// holds is reported one by one, as created.
 	Dir bool
 }
 

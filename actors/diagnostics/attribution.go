@@ -1,7 +1,6 @@
 package diagnostics
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -45,9 +44,8 @@ type diskChange struct {
 	at    time.Time
 	seq   uint64 // the store's write count then
 	reach *reach.Reach
-	// dir: the path is a directory (made, or moved in): no cause of
-	// errors itself, beside the files changed in it, each a change of
-	// its own. Known with the reach.
+	// dir: the path is a directory made (or moved in): no cause of
+	// errors itself, beside the files in it, each a change of its own.
 	dir bool
 }
 
@@ -61,7 +59,6 @@ type reachJob struct {
 type reachKnown struct {
 	job reachJob
 	r   *reach.Reach
-	dir bool // a disk change's path is a directory
 }
 
 // askReach queues the computation of a change's reach.
@@ -83,10 +80,7 @@ func (a *diagnosticsActor) runReachJobs(ctx actor.Context) {
 		a.reachJobs++
 		ix, send := a.reach, lifecycle.Sender(ctx, ctx.Self())
 		// Lives for one walk of a project's sources; joined by the Reaper.
-		a.cfg.Reaper.Go(func() {
-			fi, err := os.Stat(job.path)
-			send(&reachKnown{job: job, r: ix.From(job.path), dir: job.disk != 0 && err == nil && fi.IsDir()})
-		})
+		a.cfg.Reaper.Go(func() { send(&reachKnown{job: job, r: ix.From(job.path)}) })
 	}
 }
 
@@ -99,7 +93,7 @@ func (a *diagnosticsActor) onReachKnown(ctx actor.Context, m *reachKnown) {
 	}
 	for _, d := range a.disk {
 		if d.id == m.job.disk && m.job.disk != 0 {
-			d.reach, d.dir = m.r, m.dir
+			d.reach = m.r
 		}
 	}
 	a.runReachJobs(ctx)
@@ -114,7 +108,7 @@ func (a *diagnosticsActor) onDiskChanged(ctx actor.Context, m *messages.FilesCha
 			a.disk = append(a.disk[:0], a.disk[1:]...)
 		}
 		a.nextDisk++
-		d := &diskChange{id: a.nextDisk, path: c.Path, at: now, seq: a.store.Seq()}
+		d := &diskChange{id: a.nextDisk, path: c.Path, at: now, seq: a.store.Seq(), dir: c.Dir && c.Type == messages.FileCreated}
 		a.disk = append(a.disk, d)
 		a.askReach(ctx, reachJob{disk: d.id, path: c.Path})
 	}

@@ -67,7 +67,7 @@ func TestDiagnosticsCallOtherFileOutOfReach(t *testing.T) {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				c.send(&messages.FilesChanged{Changes: []messages.FileChange{{Path: dir, URI: paths.URI(dir), Type: messages.FileCreated}}})
+				c.send(&messages.FilesChanged{Changes: []messages.FileChange{{Path: dir, URI: paths.URI(dir), Type: messages.FileCreated, Dir: true}}})
 			}
 			// One edit per file named, as Session.Diagnostics makes them.
 			for i, u := range uris {

@@ -73,7 +73,7 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 			if doc, ok := r.docs[c.Path]; ok {
 				r.diskChanged(ctx, c.Path, doc, paths.StampOf(c.Path), true)
 			}
-			if c.Dir { // the documents below it are gone too, unreported one by one
+			if c.Dir && c.Type == messages.FileDeleted { // the documents below it are gone too, unreported one by one
 				for p, doc := range r.docs {
 					if p != c.Path && paths.Within(c.Path, p) {
 						r.diskChanged(ctx, p, doc, paths.StampOf(p), true)

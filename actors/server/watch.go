@@ -78,7 +78,7 @@ func (a *serverActor) watching(c messages.FileChange) bool {
 			a.matchers[id] = m
 		}
 		path := filepath.ToSlash(c.Path)
-		if m != nil && (m.Match(path, c.Type) || c.Dir && m.MatchDir(path)) {
+		if m != nil && (m.Match(path, c.Type) || c.Dir && c.Type == messages.FileDeleted && m.MatchDir(path)) {
 			return true
 		}
 	}

@@ -94,6 +94,21 @@ func (a *watcherActor) arm() {
 	a.timer = time.AfterFunc(a.cfg.Debounce, func() { send(&watchFlush{gen: gen}) })
 }
 
+// isDir reports whether a change of type t to p is of a directory: one
+// deleted that was watched, or one made that is watched now (a walk
+// added it before the flush).
+func (a *watcherActor) isDir(p string, t messages.FileChangeType) bool {
+	switch t {
+	case messages.FileDeleted:
+		_, dir := a.gone[p]
+		return dir
+	case messages.FileCreated:
+		_, dir := a.dirs[p]
+		return dir
+	}
+	return false
+}
+
 // onFlush ends the debounce window. During a walk the flush waits for it,
 // so that a new directory and what it holds arrive in one batch.
 func (a *watcherActor) onFlush(ctx actor.Context) {
@@ -127,8 +142,7 @@ func (a *watcherActor) flush(ctx actor.Context) {
 			kept = true
 			continue
 		}
-		_, dir := a.gone[p]
-		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t, Dir: dir && t == messages.FileDeleted})
+		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t, Dir: a.isDir(p, t)})
 		delete(a.pending, p)
 		delete(a.writing, p) // past its hold: a later write is held again
 	}

@@ -130,7 +130,7 @@ func (p *watchProbe) nextBatch() (*messages.FilesChanged, []string) {
 				p.T.Errorf("change %s has URI %q", c.Path, c.URI)
 			}
 			if c.Dir {
-				rel += "/" // a directory deleted: what was below it is gone too
+				rel += "/" // a directory: made, or deleted with what was below it
 			}
 			out = append(out, c.Type.String()+" "+filepath.ToSlash(rel))
 		}
@@ -217,7 +217,7 @@ func TestWatcherCoalescesAndIgnores(t *testing.T) {
 	p.make("sentinel.txt")
 
 	got := p.next()
-	want := []string{"changed a.txt", "created sentinel.txt", "created sub"}
+	want := []string{"changed a.txt", "created sentinel.txt", "created sub/"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("batch (-want +got):\n%s", diff)
 	}
@@ -255,7 +255,7 @@ func TestWatcherSaysWhenPathsMoved(t *testing.T) {
 func TestWatcherWatchesNewAndRenamedDirectories(t *testing.T) {
 	p := newWatchProbe(t, []string{"old/inner/"}, nil)
 	p.check(os.Mkdir(p.path("fresh"), 0o755))
-	p.until("created fresh") // the batch comes once the directory is watched
+	p.until("created fresh/") // the batch comes once the directory is watched
 	p.make("fresh/f.go")
 	if diff := cmp.Diff([]string{"created fresh/f.go"}, p.next()); diff != "" {
 		t.Errorf("file in a new directory (-want +got):\n%s", diff)
@@ -263,11 +263,11 @@ func TestWatcherWatchesNewAndRenamedDirectories(t *testing.T) {
 
 	// A tree made at once: what predates its watches is reported too.
 	p.make("x/y/z/g.go")
-	p.until("created x", "created x/y", "created x/y/z", "created x/y/z/g.go")
+	p.until("created x/", "created x/y/", "created x/y/z/", "created x/y/z/g.go")
 
 	// A renamed directory: the watches below it report the new names.
 	p.check(os.Rename(p.path("old"), p.path("moved")))
-	p.until("deleted old/", "created moved", "created moved/inner")
+	p.until("deleted old/", "created moved/", "created moved/inner/")
 	p.make("moved/inner/h.go")
 	if diff := cmp.Diff([]string{"created moved/inner/h.go"}, p.next()); diff != "" {
 		t.Errorf("file in a renamed directory (-want +got):\n%s", diff)
