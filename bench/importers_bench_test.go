@@ -68,3 +68,22 @@ func BenchmarkImporters(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReachFrom is the diagnostics actor's reach job for a change to
+// that module (every file of the project reaches it or not), warm.
+func BenchmarkReachFrom(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		b.Run("files="+strconv.Itoa(n), func(b *testing.B) {
+			root := pyProject(b, n)
+			ix := reach.New(root)
+			changed := filepath.Join(root, "p0", "m0.py")
+			if ix.From(changed).Reaches(filepath.Join(root, "p1", "m59.py")) != reach.Yes {
+				b.Fatal("m59 does not reach m0")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				ix.From(changed)
+			}
+		})
+	}
+}
