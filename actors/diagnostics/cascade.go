@@ -53,10 +53,7 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 			caused = append(caused, f)
 			continue
 		}
-		f.ChangedBy = a.attribute(e, u, over)
-		if unchecked {
-			f.ChangedBy = append([]string{firstChecked}, f.ChangedBy...)
-		}
+		f.ChangedBy = withFirstChecked(unchecked, a.attribute(e, u, over))
 		meanwhile = append(meanwhile, f)
 	}
 	return caused, meanwhile
@@ -96,7 +93,8 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 		dedup.Sort(unseen)
 		kept, more := dedup.Cap(unseen, dedup.PerFile)
 		out = append(out, messages.FileReport{URI: u, Status: messages.StatusFresh, Diagnostics: kept, More: more,
-			Servers: servers, Other: true, ChangedBy: a.withFirstChecked(u, told, a.sessionCauses(e, u, sc, told, over, from))})
+			Servers: servers, Other: true,
+			ChangedBy: withFirstChecked(a.uncheckedAt(u, told), a.sessionCauses(e, u, sc, told, over, from))})
 	}
 	return out
 }

@@ -52,10 +52,10 @@ func (a *diagnosticsActor) uncheckedAt(uri string, seq uint64) bool {
 	return false
 }
 
-// withFirstChecked puts firstChecked before why when uri was first
-// checked after seq.
-func (a *diagnosticsActor) withFirstChecked(uri string, seq uint64, why []string) []string {
-	if !a.uncheckedAt(uri, seq) {
+// withFirstChecked puts firstChecked before why when the file was
+// unchecked (uncheckedAt).
+func withFirstChecked(unchecked bool, why []string) []string {
+	if !unchecked {
 		return why
 	}
 	return append([]string{firstChecked}, why...)

@@ -78,25 +78,21 @@ func (r *routerActor) openImportersFirst(ctx actor.Context, h held) bool {
 	if err != nil {
 		return false // the edit says why
 	}
-	doc := r.docs[abs]
-	changed := r.changedOnDisk[abs]
+	changedOnDisk := r.changedOnDisk[abs]
 	delete(r.changedOnDisk, abs)
-	switch {
-	case m.Current:
-		changed = changed || doc != nil && !doc.current(paths.StampOf(abs))
-	default:
-		changed = doc == nil || doc.text != m.Text
-	}
-	if !changed {
-		return false
-	}
-	if doc == nil {
+	doc, open := r.docs[abs]
+	if !open {
 		if doc, err = r.newDocument(abs, m.Create); err != nil {
-			return false
+			return false // the edit says why
 		}
 	}
 	key, limit := importersServer(doc)
-	if limit == 0 {
+	switch {
+	case limit == 0:
+		return false
+	case m.Current && !changedOnDisk && (!open || doc.current(paths.StampOf(abs))):
+		return false // nothing changed that the runtime knows of
+	case !m.Current && open && doc.text == m.Text:
 		return false
 	}
 	known, ok := r.importersOf[abs]
