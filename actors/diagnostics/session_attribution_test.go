@@ -62,11 +62,8 @@ func TestDiagnosticsCallOtherFileOutOfReach(t *testing.T) {
 			reaper := &lifecycle.Reaper{}
 			c := newClockedWith(t, diagnostics.Config{Workspace: ws, Reaper: reaper})
 			other := paths.URI(filepath.Join(ws, "b", "b.go"))
-			if tc.dir != "" { // the files written in it would be changes of their own
+			if tc.dir != "" { // the files written in it would be changes of their own; the watcher says it is one
 				dir := filepath.Join(ws, filepath.FromSlash(tc.dir))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
 				c.send(&messages.FilesChanged{Changes: []messages.FileChange{{Path: dir, URI: paths.URI(dir), Type: messages.FileCreated, Dir: true}}})
 			}
 			// One edit per file named, as Session.Diagnostics makes them.
