@@ -108,6 +108,18 @@ type TouchDocument struct {
 	URI string
 }
 
+// AwaitPulled asks a server actor to answer (Pulled) once each of the
+// documents has been pulled for its current version: their diagnostics
+// then describe what the server had before any later change. A document
+// not open, or a server that pulls nothing or is not running, counts as
+// pulled; the asker bounds the wait.
+type AwaitPulled struct {
+	URIs []string
+}
+
+// Pulled answers AwaitPulled.
+type Pulled struct{}
+
 // SaveDocument sends didSave for an open document. The reply is DocumentSynced.
 type SaveDocument struct {
 	URI string

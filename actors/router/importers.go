@@ -107,12 +107,39 @@ func (r *routerActor) openImportersFirst(ctx actor.Context, h held) bool {
 	r.b.current, r.b.reached, r.b.prelude, r.b.started = r.b.last, true, true, time.Now()
 	r.b.held = append([]held{h}, r.b.held...)
 	r.b.ops++
+	done := r.opDone(ctx)
+	opened := func(uris []string) {
+		if m.Current || len(uris) == 0 {
+			done()
+			return
+		}
+		r.awaitPulled(ctx, key.server, uris, done)
+	}
 	if ok {
-		r.keepImporters(ctx, abs, known, key, limit, r.opDone(ctx))
+		r.keepImporters(ctx, abs, known, key, limit, opened)
 		return true
 	}
-	r.openImporters(ctx, abs, key, limit, r.opDone(ctx))
+	r.openImporters(ctx, abs, key, limit, opened)
 	return true
+}
+
+// maxBaselineWait bounds the wait for the first diagnosis of the importers
+// an edit in memory opened.
+const maxBaselineWait = 3 * time.Second
+
+// awaitPulled calls done once the server has pulled the importers just
+// opened (uris), at most maxBaselineWait: their first diagnosis then
+// describes them with the edited file's text before the edit, a baseline
+// that tells the edit's new errors from older ones. A diagnostics call
+// does not wait: the disk has the change already.
+func (r *routerActor) awaitPulled(ctx actor.Context, key messages.ServerKey, uris []string, done func()) {
+	e, ok := r.servers[key]
+	if !ok {
+		done()
+		return
+	}
+	f := ctx.RequestFuture(e.pid, &messages.AwaitPulled{URIs: uris}, maxBaselineWait)
+	ctx.ReenterAfter(f, func(any, error) { done() })
 }
 
 // anyClosed reports whether one of files is not open.
@@ -179,7 +206,7 @@ func importersServer(doc *document) (keptKey, int) {
 // openImporters finds the importers of abs in a reaper goroutine and keeps
 // those not open, then calls done once each is handed to its server
 // actors (or could not be).
-func (r *routerActor) openImporters(ctx actor.Context, abs string, key keptKey, limit int, done func()) {
+func (r *routerActor) openImporters(ctx actor.Context, abs string, key keptKey, limit int, done func(opened []string)) {
 	ix := r.index()
 	f := actor.NewFuture(ctx.ActorSystem(), maxImportersWalk)
 	root := ctx.ActorSystem().Root
@@ -191,7 +218,7 @@ func (r *routerActor) openImporters(ctx actor.Context, abs string, key keptKey, 
 		found, _ := res.(*importersFound)
 		if found == nil {
 			r.cfg.Logger.Warn("importers not opened: the walk for them took too long", "path", abs, "err", err)
-			done()
+			done(nil)
 			return
 		}
 		r.rememberImporters(abs, found.paths)
@@ -199,23 +226,25 @@ func (r *routerActor) openImporters(ctx actor.Context, abs string, key keptKey, 
 	})
 }
 
-// keepImporters keeps abs's importers paths for the keeper, the most
+// keepImporters keeps abs's importers files for the keeper, the most
 // recent in key's list (those beyond limit, older, are let go), opening
-// those not open, and calls done once each is handed to its server actors
-// (or could not be).
-func (r *routerActor) keepImporters(ctx actor.Context, abs string, paths []string, key keptKey, limit int, done func()) {
+// those not open, and calls done with the URIs of those it opened once
+// each is handed to its server actors (or could not be).
+func (r *routerActor) keepImporters(ctx actor.Context, abs string, files []string, key keptKey, limit int, done func(opened []string)) {
+	var opened []string
 	left := 1 // done once every importer is handed on, or could not be
 	sent := func() {
 		if left--; left == 0 {
-			done()
+			done(opened)
 		}
 	}
-	for _, p := range paths {
+	for _, p := range files {
 		if doc, open := r.docs[p]; open {
 			r.keepDoc(ctx, p, p, doc, true, key, limit, func() {}) // its server has it
 			continue
 		}
 		left++
+		opened = append(opened, paths.URI(p))
 		r.cfg.Logger.Debug("opening an importer before a change", "path", p, "of", abs)
 		r.keep(ctx, p, key, limit, sent)
 	}

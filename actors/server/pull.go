@@ -117,6 +117,7 @@ func (a *serverActor) onPullDone(ctx actor.Context, r *pulls.Request, result jso
 	if len(next) > 0 && a.st.docs.IsOpen(r.URI) {
 		a.sendPulls(ctx, next)
 	}
+	a.answerPulledWaiters(ctx)
 }
 
 func (a *serverActor) publishPulled(ctx actor.Context, results []pulls.Result) {

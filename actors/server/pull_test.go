@@ -110,3 +110,27 @@ func TestDocumentOpenedWhileStartingIsAnnounced(t *testing.T) {
 		t.Errorf("announced %+v, want version 1, open files only", s)
 	}
 }
+
+// TestAwaitPulledWaitsForTheFirstPull: AwaitPulled is answered once the
+// documents were pulled for their current version (the router waits for
+// it before an edit in memory reaches the importers it opened), at once
+// for a document that is not open.
+func TestAwaitPulledWaitsForTheFirstPull(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", "textDocument/diagnostic=1s")
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	if _, ok := h.Ask(pid, &messages.AwaitPulled{URIs: []string{"file:///work/none.fake"}}).(*messages.Pulled); !ok {
+		t.Fatal("AwaitPulled of a document not open was not answered Pulled")
+	}
+	h.Open(pid, docURI, "a // ERROR: a\n")
+	if _, err := h.Sys.Root.RequestFuture(pid, &messages.AwaitPulled{URIs: []string{docURI}}, 200*time.Millisecond).Result(); err == nil {
+		t.Fatal("AwaitPulled answered while the document's pull (1 s) was out")
+	}
+	if _, ok := h.Ask(pid, &messages.AwaitPulled{URIs: []string{docURI}}).(*messages.Pulled); !ok {
+		t.Fatal("AwaitPulled was not answered Pulled")
+	}
+	h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool {
+		return d.Pulled && d.Version == 1 && len(d.Diagnostics) == 1
+	})
+}

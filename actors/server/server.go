@@ -102,6 +102,8 @@ type serverActor struct {
 	regs     map[string]messages.Registration
 	matchers map[string]*lspglob.WatchMatcher // compiled didChangeWatchedFiles registrations
 	pulls    *pulls.Scheduler
+	// pulledWaiters are the AwaitPulled asks held (awaitpulled.go).
+	pulledWaiters []pulledWaiter
 	// changedOnDisk are the source files not open that changed on disk
 	// since the server last had them opened (at most maxChangedOnDisk,
 	// then forgotten): opening one re-pulls the other open documents
@@ -168,9 +170,12 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		*messages.SaveDocument, *messages.CloseDocument:
 		a.activity++
 		ctx.Respond(a.onDocument(ctx, m))
+		a.answerPulledWaiters(ctx) // a document closed is pulled as far as it goes
 		a.scheduleIdle()
 	case *messages.GetServerStatus:
 		ctx.Respond(a.status())
+	case *messages.AwaitPulled:
+		a.onAwaitPulled(ctx, m)
 	case *messages.FilesChanged:
 		a.onFilesChanged(ctx, m)
 	case *messages.StopServer:
@@ -226,6 +231,7 @@ func (a *serverActor) setState(ctx actor.Context, s messages.ServerState, err er
 		Incarnation: a.st.gen, PID: a.osPID, Broken: a.broken, Err: err,
 	}
 	a.tellObservers(ctx, msg)
+	a.answerPulledWaiters(ctx) // a server that stopped running pulls nothing
 }
 
 func (a *serverActor) tellObservers(ctx actor.Context, msg any) {

@@ -308,6 +308,13 @@ func (s *Scheduler) Forget(uri string) []Result {
 // Reset drops everything (a new server process).
 func (s *Scheduler) Reset() { clear(s.docs) }
 
+// Pulled reports whether a round for uri's version (or a later one)
+// ended, none being in flight.
+func (s *Scheduler) Pulled(uri string, version int32) bool {
+	st := s.docs[uri]
+	return st != nil && st.left == 0 && st.again == nil && st.version >= version
+}
+
 // InFlight reports whether a round for uri is in flight.
 func (s *Scheduler) InFlight(uri string) bool {
 	st := s.docs[uri]
