@@ -116,7 +116,7 @@ func (ix *Index) From(file string) *Reach {
 // set of files): the walk that reads the graph is a stat per file, this
 // a map entry or more per file and import.
 type derived struct {
-	sig       uint64              // the graph's (graphSig)
+	sig       uint64              // the signature of the graph it comes from (graph)
 	node      func(string) string // a file's node: its package, module, or path without extension
 	filesOf   map[string][]string // node -> its files
 	importers map[string][]string // node -> the nodes that import it
@@ -155,10 +155,10 @@ const maxDerived = 64
 
 // reach is the Reach of a change to file.
 func (d *derived) reach(file string, lang language) *Reach {
-	dist := closure(d.node(file), d.importers)
+	reached := closure(d.node(file), d.importers)
 	if lang.byDir() {
 		r := &Reach{lang: lang, dirs: map[string]bool{filepath.Dir(file): true}}
-		for n := range dist {
+		for n := range reached {
 			for _, f := range d.filesOf[n] {
 				r.dirs[filepath.Dir(f)] = true
 			}
@@ -166,7 +166,7 @@ func (d *derived) reach(file string, lang language) *Reach {
 		return r
 	}
 	r := &Reach{lang: lang, files: map[string]bool{file: true}}
-	for n := range dist {
+	for n := range reached {
 		for _, f := range d.filesOf[n] {
 			r.files[f] = true
 		}
