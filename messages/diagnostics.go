@@ -95,6 +95,11 @@ type DocumentSent struct {
 	// reports of a document just opened has nothing before it to compare
 	// with.
 	OpenOnly bool
+	// Touch says this version has the text of the version before it (a
+	// touch, or an edited open sent again): what the server said of that
+	// text in a workspace that already had a change still describes the
+	// document's text after it.
+	Touch bool
 }
 
 // Progress reports a server's work-done progress ($/progress): Active is

@@ -101,22 +101,29 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 
 // reportable says whether another file may be in an answer: it is still
 // on disk (a deleted file was named, fresh, with its old error), and what
-// is stored describes what its servers have (one rewritten on disk was
+// is stored describes the text its servers have (one rewritten on disk was
 // named, fresh, with an error of its previous text; the next answer
-// reports it once its server has diagnosed the new text).
+// reports it once its server has diagnosed the new text). A touch since
+// (another session's diagnostics call about the file) changed no text:
+// what the server published for the text before it, once the answer's
+// change was sent, describes the file with that change (askedAfter checks
+// a pull's view); an answer left out a file the edit broke while another
+// agent kept asking about it (TestAnotherSessionsDiagnosticsCallIsNoChange).
 func (a *diagnosticsActor) reportable(uri string) bool {
 	if a.gone.has(paths.FromURI(uri)) {
 		return false
 	}
-	status, _ := a.fileStatus(uri)
+	status, _ := a.status(uri, true)
 	return status == messages.StatusFresh
 }
 
-// sentView is the latest version of a document sent to a server, and how
-// far the server's view had come with it (DocumentSent).
+// sentView is the latest version of a document sent to a server, how far
+// the server's view had come with it, and the oldest version with the
+// same text: the versions after it are touches (DocumentSent.Touch).
 type sentView struct {
 	version int32
 	view    uint64
+	text    int32
 }
 
 // sentOf is the view a server had with the document of an edit as the edit

@@ -111,7 +111,11 @@ func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
 	if _, ok := a.views[k]; !ok && len(a.views) >= maxVersions {
 		clear(a.views)
 	}
-	a.views[k] = sentView{version: m.Version, view: m.View}
+	text := m.Version // the version whose text the document has
+	if prev, ok := a.views[k]; ok && m.Touch && prev.version < m.Version {
+		text = prev.text
+	}
+	a.views[k] = sentView{version: m.Version, view: m.View, text: text}
 	if a.server(k.Server).versioned || a.store.Get(k).Pull != nil {
 		a.noteVersion(k, m.Version)
 	}

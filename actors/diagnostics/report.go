@@ -216,6 +216,13 @@ func (a *diagnosticsActor) snapshot(m *messages.GetDiagnostics) *messages.Diagno
 
 // fileStatus says whether what is stored for a document is current.
 func (a *diagnosticsActor) fileStatus(uri string) (messages.Status, string) {
+	return a.status(uri, false)
+}
+
+// status is fileStatus; sameText counts diagnostics of a version whose
+// text the document still has as current, though touches (new versions of
+// the same text) were sent since.
+func (a *diagnosticsActor) status(uri string, sameText bool) (messages.Status, string) {
 	servers := a.store.Servers(uri)
 	if len(servers) == 0 {
 		return messages.StatusNotReady, "no diagnostics received for this file yet"
@@ -231,9 +238,20 @@ func (a *diagnosticsActor) fileStatus(uri string) (messages.Status, string) {
 		case status != messages.StatusFresh:
 		case a.versions[key] == closedVersion:
 			status, detail = messages.StatusStale, k.ServerID+": closed; no diagnostics of the file on disk yet"
-		case a.store.Get(key).Latest() < a.versions[key]:
+		case a.store.Get(key).Latest() < a.wanted(key, sameText):
 			status, detail = messages.StatusStale, k.ServerID+": diagnostics describe an older version"
 		}
 	}
 	return status, detail
+}
+
+// wanted is the version stored diagnostics must describe to be current:
+// the latest sent, or with sameText the oldest with its text, when every
+// version since was a touch.
+func (a *diagnosticsActor) wanted(k store.Key, sameText bool) int32 {
+	v := a.versions[k]
+	if sent, ok := a.views[k]; sameText && ok && sent.version >= v && sent.text < v {
+		return sent.text
+	}
+	return v
 }

@@ -51,7 +51,7 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 			a.publishPulled(ctx, a.pulls.Forget(m.URI))
 			if a.running() && a.caps.sync.OpenClose {
 				a.notify(ctx, "textDocument/didClose", docs.DidClose(m.URI))
-				a.tellSent(ctx, res.Doc, true)
+				a.tellSent(ctx, res.Doc, true, false)
 			}
 		}
 	}
@@ -69,7 +69,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 	if !r.Changed || r.Doc == nil || !r.Doc.Open || !a.running() {
 		return
 	}
-	a.tellSent(ctx, r.Doc, false)
+	a.tellSent(ctx, r.Doc, false, r.Touched)
 	switch {
 	case r.Opened:
 		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI), edited)
@@ -92,7 +92,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 func (a *serverActor) reopenAll(ctx actor.Context) {
 	a.changedOnDisk = nil
 	for _, d := range a.st.docs.OpenDocuments() {
-		a.tellSent(ctx, d, false)
+		a.tellSent(ctx, d, false, false)
 		a.sendOpen(ctx, d, false, false)
 	}
 }
@@ -112,7 +112,7 @@ func (a *serverActor) sendOpen(ctx actor.Context, d *docs.Document, changed, edi
 	switch {
 	case edited && a.caps.sync.Kind != 0 && pulls.InterFile(a.providers()):
 		if r, err := a.st.docs.Renew(d.URI); err == nil {
-			a.tellSent(ctx, d, false)
+			a.tellSent(ctx, d, false, true)
 			a.notify(ctx, "textDocument/didChange", docs.DidChange(r.Doc, r.Old, a.caps.sync))
 		}
 		a.pullAfterChange(ctx, d)
@@ -162,8 +162,9 @@ func (a *serverActor) retryIfBroken(ctx actor.Context) {
 }
 
 // tellSent tells the observers (the diagnostics actor) the version of d
-// the server now has, or that d was closed on it.
-func (a *serverActor) tellSent(ctx actor.Context, d *docs.Document, closed bool) {
+// the server now has, or that d was closed on it; touch says the version
+// has the text of the one before it.
+func (a *serverActor) tellSent(ctx actor.Context, d *docs.Document, closed, touch bool) {
 	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
-		Version: d.Version, View: d.SentSeq, Closed: closed, OpenOnly: a.cfg.Server.OpenImporters > 0})
+		Version: d.Version, View: d.SentSeq, Closed: closed, OpenOnly: a.cfg.Server.OpenImporters > 0, Touch: touch})
 }
