@@ -76,7 +76,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.cold, "cold", 3, "cold starts per client")
 	fs.IntVar(&o.checkRuns, "check-runs", 7, "paired runs of agentlsp check and gopls check")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 30*time.Second, "timeout of one call, and of one cold start")
-	fs.DurationVar(&o.diagTimeout, "diag-timeout", 10*time.Second, "raw client: longest wait for the expected diagnostics after an edit")
+	fs.DurationVar(&o.diagTimeout, "diag-timeout", 10*time.Second, "longest wait for the expected diagnostics after an edit (the raw client's, and agentlsp's gopls diagnosticsTimeout)")
 	fs.DurationVar(&o.editDelay, "edit-delay", 0, "MCP client: wait `D` between writing a file and calling the diagnostics tool (counted in the edit's time)")
 	fs.StringVar(&o.edited, "edited", "closed", "the edited file in both clients: `closed` (raw gopls hears of it by didChangeWatchedFiles, the MCP client never named it) or open (raw gopls has it open and gets didChange; the MCP client asked for its diagnostics once before the edits)")
 	fs.DurationVar(&o.deadline, "deadline", 10*time.Minute, "the whole run stops after `D`")

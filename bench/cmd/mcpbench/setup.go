@@ -67,7 +67,11 @@ func setup(ctx context.Context, o *options, log io.Writer) (b *bench, cleanup fu
 			return nil, cleanup, err
 		}
 	}
-	cfg, _ := json.Marshal(map[string]any{"servers": map[string]any{"gopls": map[string]any{"command": o.gopls}}})
+	// agentlsp waits for gopls's diagnostics as long as the raw client
+	// does (--diag-timeout), not its default 3 s: on a loaded machine a
+	// late diagnosis was a wrong answer on one side only.
+	cfg, _ := json.Marshal(map[string]any{"servers": map[string]any{"gopls": map[string]any{
+		"command": o.gopls, "diagnosticsTimeout": o.diagTimeout.String()}}})
 	if err := os.WriteFile(b.config, cfg, 0o644); err != nil {
 		return nil, cleanup, err
 	}
