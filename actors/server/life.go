@@ -150,22 +150,26 @@ func (a *serverActor) crashed(ctx actor.Context, cause error, stderr []string) {
 	}
 	serr := a.serverError(kind, cause, stderr)
 	a.lastErr = serr
+	// The state goes to the observers (the router) before any request is
+	// answered: a caller told of the failure who then asks the router for
+	// the servers' states finds the failure there (a probe's caller found
+	// the server still starting).
 	if d.Action == supervisor.Broken {
-		a.failAll(ctx, serr)
 		a.broken, a.retryAt = true, d.RetryAt
 		a.cfg.Logger.Warn("language server broken", "server", a.cfg.Server.ID, "root", a.cfg.Root, "err", serr)
 		a.setState(ctx, messages.StateError, serr)
+		a.failAll(ctx, serr)
 		return
-	}
-	if kind == messages.ErrServerCrashed {
-		a.holdForRestart(ctx, serr)
-	} else {
-		a.failAll(ctx, serr) // it did not start: say so now, not after every try
 	}
 	a.st.restarts++
 	a.cfg.Logger.Info("language server crashed; restarting", "server", a.cfg.Server.ID,
 		"root", a.cfg.Root, "delay", d.Delay, "err", cause)
 	a.setState(ctx, messages.StateError, serr)
+	if kind == messages.ErrServerCrashed {
+		a.holdForRestart(ctx, serr)
+	} else {
+		a.failAll(ctx, serr) // it did not start: say so now, not after every try
+	}
 	a.timers.After(d.Delay, &restartNow{gen: a.st.gen})
 }
 
