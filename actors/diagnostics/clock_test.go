@@ -319,3 +319,43 @@ func meanwhileNamesAFewChanges(t *testing.T, uri string) {
 // maxNamed is the diagnostics actor's bound on the changes named for one
 // file.
 const maxNamed = 4
+
+// TestFreshAtTheTimeoutWhileDiagnosingSaysSo: the version's diagnostics
+// came, but other changes kept the server diagnosing until the wait
+// ended (agents editing on one gopls without pause): the answer is fresh
+// and says that the server had not finished. One released at the end of
+// the diagnosis says nothing.
+func TestFreshAtTheTimeoutWhileDiagnosingSaysSo(t *testing.T) {
+	c := newClocked(t)
+	progress := func(kind string, running int) *messages.Progress {
+		return &messages.Progress{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, Token: "t", Kind: kind,
+			Title: "diagnosing changed files", Diagnosing: true, Diagnoses: running}
+	}
+	edit := func(id uint64, version int32) {
+		c.send(&messages.EditStarted{EditID: id, Session: "a", URI: fakeURI})
+		c.await(&messages.AwaitEdit{EditID: id, Session: "a", URI: fakeURI,
+			Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: version, SentAt: c.clock.Now()}},
+			WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Second}})
+		c.clock.Advance(time.Millisecond)
+	}
+	edit(1, 5)
+	c.send(progress("begin", 1))
+	c.send(publish(5, "e"))
+	c.released()
+	c.clock.Advance(time.Second) // still diagnosing at the timeout
+	testenv.Eventually(t, 10*time.Second, "answered at the timeout", c.released)
+	res := <-c.results
+	if res.Status != messages.StatusFresh || !strings.Contains(res.Files[0].Detail, "still diagnosing") {
+		t.Errorf("answer %s %q, want fresh, saying the server was still diagnosing", res.Status, res.Files[0].Detail)
+	}
+
+	c.send(progress("end", 0))
+	edit(2, 6)
+	c.send(progress("begin", 1))
+	c.send(publish(6, "e"))
+	c.send(progress("end", 0))
+	testenv.Eventually(t, 10*time.Second, "answered at the end of the diagnosis", c.released)
+	if res := <-c.results; res.Status != messages.StatusFresh || res.Files[0].Detail != "" {
+		t.Errorf("answer %s %q, want fresh with no note", res.Status, res.Files[0].Detail)
+	}
+}

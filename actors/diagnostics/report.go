@@ -150,6 +150,12 @@ func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut str
 		return messages.StatusServerBroken, errText(err)
 	case w.Err != nil:
 		return messages.StatusServerBroken, w.Err.Error()
+	case w.Done && timedOut != "" && a.diagnosing(w):
+		// The version's diagnostics are in, but the server never said its
+		// diagnosis was done: other changes kept it diagnosing (agents
+		// editing on one gopls without pause). Fresh, said with care.
+		return messages.StatusFresh, "the server was still diagnosing later changes when the wait ended (" +
+			timedOut + "): these are its diagnostics of this version so far"
 	case w.Done:
 		return messages.StatusFresh, ""
 	case v.state == messages.StateError:
