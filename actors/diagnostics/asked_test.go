@@ -45,13 +45,7 @@ func TestOtherFilePulledBeforeTheEditIsNotReported(t *testing.T) {
 				testenv.Eventually(t, 10*time.Second, "edit released", c.released)
 				return <-c.results
 			}
-			files := func(r *messages.EditResult) []string {
-				var out []string
-				for _, f := range append(r.Files, r.Meanwhile...) {
-					out = append(out, f.URI)
-				}
-				return out
-			}
+			files := func(r *messages.EditResult) []string { return fileURIs(append(r.Files, r.Meanwhile...)...) }
 
 			// The other file's result was asked for at view 9, the edit's
 			// text went out at view 10.

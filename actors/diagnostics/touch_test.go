@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -54,14 +55,12 @@ func TestTouchOfAnotherFileKeepsWhatTheEditBroke(t *testing.T) {
 			testenv.Eventually(t, 10*time.Second, "edit released", c.released)
 			r := <-c.results
 			var b *messages.FileReport
-			for i := range r.Files {
-				if r.Files[i].URI == bURI {
-					b = &r.Files[i]
-				}
+			if i := slices.IndexFunc(r.Files, func(f messages.FileReport) bool { return f.URI == bURI }); i >= 0 {
+				b = &r.Files[i]
 			}
 			switch {
 			case tc.want && (b == nil || len(b.Diagnostics) != 1):
-				t.Errorf("edit's files %v, meanwhile %d: want b with its new error", fileURIs(r.Files), len(r.Meanwhile))
+				t.Errorf("edit's files %v, meanwhile %d: want b with its new error", fileURIs(r.Files...), len(r.Meanwhile))
 			case !tc.want && b != nil:
 				t.Errorf("b reported with %v though its text changed since", actortest.MessagesOf(*b))
 			}
@@ -69,7 +68,8 @@ func TestTouchOfAnotherFileKeepsWhatTheEditBroke(t *testing.T) {
 	}
 }
 
-func fileURIs(fs []messages.FileReport) []string {
+// fileURIs is the URIs of fs, in order.
+func fileURIs(fs ...messages.FileReport) []string {
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
 		out = append(out, f.URI)
