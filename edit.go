@@ -69,7 +69,8 @@ func (s *Session) edit(ctx context.Context, m *messages.Edit, o EditOptions) (*m
 	}
 	m.ID, m.Session, m.NotifyApplied = rt.nextID(), s.id, true
 	m.WaitOptions = messages.WaitOptions{All: o.All || m.Current, MinSeverity: o.MinSeverity,
-		Timeout: s.waitFor(m.Path, o.Timeout), Settle: rt.cfg.Settle, MaxOtherFiles: o.OtherFiles}
+		Timeout: s.waitFor(m.Path, o.Timeout), WorkingTimeout: o.WorkingTimeout, Settle: rt.cfg.Settle,
+		MaxOtherFiles: o.OtherFiles}
 	res, err := rt.askEdit(ctx, m)
 	if err != nil {
 		return nil, err

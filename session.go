@@ -36,6 +36,9 @@ type EditOptions struct {
 	MinSeverity messages.Severity
 	// Timeout bounds the wait (default: the servers' diagnostics timeout).
 	Timeout time.Duration
+	// WorkingTimeout lets the wait go on past Timeout while a server says
+	// it is at work on the file (WithWorkingTimeout).
+	WorkingTimeout time.Duration
 	// OtherFiles bounds the other files reported (default 5; negative:
 	// none).
 	OtherFiles int
@@ -60,6 +63,17 @@ func WithMinSeverity(s messages.Severity) EditOption {
 
 // WithTimeout bounds the wait for diagnostics.
 func WithTimeout(d time.Duration) EditOption { return func(o *EditOptions) { o.Timeout = d } }
+
+// WithWorkingTimeout lets the wait go on past its timeout while a server
+// says it is at work on the file: starting, loading its workspace
+// (work-done progress), or diagnosing since the change was sent (gopls).
+// The answer then comes when that work ends, or d after the call began,
+// whichever is first. `agentlsp check` uses it: gopls loading a large
+// module for the first time diagnoses for longer than the 3 s timeout, and
+// a timeout would say nothing about the file.
+func WithWorkingTimeout(d time.Duration) EditOption {
+	return func(o *EditOptions) { o.WorkingTimeout = d }
+}
 
 // WithOtherFiles bounds the other files an answer reports (negative: none).
 func WithOtherFiles(n int) EditOption { return func(o *EditOptions) { o.OtherFiles = n } }

@@ -90,6 +90,15 @@ type WaitOptions struct {
 	// for servers that publish in phases (zero: 150ms).
 	Timeout time.Duration
 	Settle  time.Duration
+	// WorkingTimeout extends Timeout while a server the edit waits for
+	// says it is at work on it and has not described the change yet: it
+	// is starting, reports work-done progress (loading its workspace), or
+	// runs a diagnosis begun after the change was sent. The wait then
+	// ends when that work ends or WorkingTimeout after the edit began,
+	// whichever comes first (zero: Timeout is the bound). A one-shot
+	// check wants it: gopls loading a large module for the first time
+	// diagnoses for seconds, and a timeout says nothing about the file.
+	WorkingTimeout time.Duration
 	// All reports every current diagnostic of the file, not only those the
 	// edit added.
 	All bool

@@ -359,3 +359,76 @@ func TestFreshAtTheTimeoutWhileDiagnosingSaysSo(t *testing.T) {
 		t.Errorf("answer %s %q, want fresh with no note", res.Status, res.Files[0].Detail)
 	}
 }
+
+// TestWorkingTimeoutWaitsForTheServersWork: past its timeout, an edit with
+// a WorkingTimeout waits while its server says it is at work (a load,
+// then a diagnosis begun after the change), and is answered fresh when
+// that work ends with the change described; it never waits past the
+// WorkingTimeout, nor for a server that says nothing.
+func TestWorkingTimeoutWaitsForTheServersWork(t *testing.T) {
+	c := newClocked(t)
+	progress := func(token, title, kind string, diagnosing bool, running int) *messages.Progress {
+		return &messages.Progress{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, Token: token, Kind: kind,
+			Title: title, Active: kind != "end", Diagnosing: diagnosing, Diagnoses: running}
+	}
+	edit := func(id uint64, version int32) {
+		c.send(&messages.EditStarted{EditID: id, Session: "a", URI: fakeURI})
+		c.await(&messages.AwaitEdit{EditID: id, Session: "a", URI: fakeURI,
+			Servers: []messages.ServerVersion{{ServerKey: fakeSrv, Version: version, SentAt: c.clock.Now()}},
+			WaitOptions: messages.WaitOptions{Settle: 100 * time.Millisecond, Timeout: time.Second,
+				WorkingTimeout: time.Minute}})
+		c.released()
+		c.clock.Advance(time.Millisecond)
+	}
+
+	// A cold server: it loads its workspace, then diagnoses, for longer
+	// than the timeout.
+	edit(1, 1)
+	c.send(progress("load", "Setting up workspace", "begin", false, 0))
+	c.clock.Advance(time.Second)
+	if c.released() {
+		t.Fatal("answered at the timeout while the server loaded its workspace")
+	}
+	c.send(progress("load", "", "end", false, 0))
+	c.send(progress("diag", "diagnosing opened files", "begin", true, 1))
+	for range 8 { // 2 s more of diagnosis
+		c.clock.Advance(diagnostics.WorkingPoll)
+		if c.released() {
+			t.Fatal("answered while the server was diagnosing the change")
+		}
+	}
+	c.send(publish(1, "e"))
+	c.send(progress("diag", "", "end", true, 0))
+	testenv.Eventually(t, 10*time.Second, "answered at the end of the diagnosis", c.released)
+	if res := <-c.results; res.Status != messages.StatusFresh || res.Files[0].Detail != "" ||
+		len(res.Files[0].Diagnostics) != 1 {
+		t.Errorf("answer %s %q %v, want fresh with the error and no note", res.Status, res.Files[0].Detail,
+			actortest.MessagesOf(res.Files[0]))
+	}
+
+	// A server that is at work for longer than the WorkingTimeout: the
+	// answer comes at that bound, and says it timed out.
+	edit(2, 2)
+	c.send(progress("diag", "diagnosing changed files", "begin", true, 1))
+	for range 300 { // a minute, in steps no timer of the wait can skip
+		c.clock.Advance(diagnostics.WorkingPoll)
+		if c.released() {
+			break
+		}
+	}
+	if !c.released() {
+		t.Fatal("not answered at the WorkingTimeout")
+	}
+	if res := <-c.results; res.Status == messages.StatusFresh || !strings.Contains(res.Files[0].Detail, "timed out after 1m0") {
+		t.Errorf("answer %s %q, want not fresh, timed out after 1m0s", res.Status, res.Files[0].Detail)
+	}
+	c.send(progress("diag", "", "end", true, 0))
+
+	// A server that says it is at work on nothing: the timeout stands.
+	edit(3, 3)
+	c.clock.Advance(time.Second)
+	testenv.Eventually(t, 10*time.Second, "answered at the timeout", c.released)
+	if res := <-c.results; res.Status != messages.StatusStale || !strings.Contains(res.Files[0].Detail, "timed out after 1.0") {
+		t.Errorf("answer %s %q, want stale at the timeout", res.Status, res.Files[0].Detail)
+	}
+}

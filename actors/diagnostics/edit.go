@@ -196,7 +196,31 @@ func (a *diagnosticsActor) onEditTimeout(ctx actor.Context, m *editTimeout) {
 	if e == nil || !e.Waiting() {
 		return
 	}
+	if left := e.Started.Add(e.Req.WorkingTimeout).Sub(a.now()); left > 0 && slices.ContainsFunc(e.Waits, a.working) {
+		// Past the timeout, a server still at work on the change: the
+		// edit waits for that work, as its caller asked. When the work
+		// ends with the change described, check releases it; when it
+		// ends without, the next look does.
+		e.Timeout = a.timers.After(min(left, workingPoll), &editTimeout{id: e.ID})
+		return
+	}
 	a.release(ctx, e, fmt.Sprintf("timed out after %v", a.now().Sub(e.Started).Round(1e6)))
+}
+
+// workingPoll is how often an edit past its timeout looks again whether
+// its servers are still at work (WaitOptions.WorkingTimeout).
+const workingPoll = 250 * time.Millisecond
+
+// working reports whether w's server says it is at work on w's version:
+// diagnosing since the version was sent (what it published of the
+// version may not be all yet), or, before it described the version,
+// starting or reporting work-done progress (loading its workspace).
+func (a *diagnosticsActor) working(w *edits.Wait) bool {
+	v := a.server(w.ServerKey)
+	if v.broken {
+		return false
+	}
+	return a.diagnosing(w) || !w.Done && (v.state == messages.StateStarting || v.indexing)
 }
 
 // release answers the edit and forgets it.

@@ -37,6 +37,14 @@ nothing says the file is clean.`
 // maxParallelFiles bounds the files check waits on at once.
 const maxParallelFiles = 8
 
+// checkWorkingTimeout bounds the wait for a file's diagnostics while its
+// server says it is at work on them (agentlsp.WithWorkingTimeout): past the
+// servers' diagnostics timeout, check waits for a server that is starting,
+// loading its workspace or diagnosing, as `gopls check` waits for its load.
+// gopls's first load of this repository's module with an empty cache
+// diagnosed for 4-5 s; --timeout sets a bound of its own instead.
+const checkWorkingTimeout = 2 * time.Minute
+
 // checkOptions are check's parsed flags and arguments.
 type checkOptions struct {
 	json     bool
@@ -62,7 +70,8 @@ func runCheck(ctx context.Context, args []string, std stdio) error {
 	only := fs.Bool("only", false, "report the named files only, not the other files whose errors came to light")
 	sev := fs.String("severity", "error", "minimum `LEVEL` reported: error, warning, info or hint")
 	timeout := fs.Duration("timeout", 0,
-		"wait at most `D` (e.g. 10s) for each file's diagnostics (default: each server's diagnostics timeout, 3s)")
+		"wait at most `D` (e.g. 10s) for each file's diagnostics (default: each server's diagnostics timeout, 3s, "+
+			"longer while the server says it is starting, loading or diagnosing, up to 2m)")
 	files, err := fs.parse(args, std)
 	if err != nil {
 		return err
@@ -126,6 +135,8 @@ func diagnose(ctx context.Context, s *agentlsp.Session, opts checkOptions) []fil
 	do := []agentlsp.EditOption{agentlsp.WithMinSeverity(opts.severity), agentlsp.WithNamed(opts.files...)}
 	if opts.timeout > 0 {
 		do = append(do, agentlsp.WithTimeout(opts.timeout))
+	} else {
+		do = append(do, agentlsp.WithWorkingTimeout(checkWorkingTimeout))
 	}
 	if opts.only {
 		do = append(do, agentlsp.WithOtherFiles(-1))

@@ -198,6 +198,43 @@ func TestCheckSlowServerTimesOut(t *testing.T) {
 	}
 }
 
+// TestCheckWaitsForAServerAtWork: past its diagnostics timeout, check
+// waits for a server that says it is at work (a load reported by
+// work-done progress, as gopls loads a large module for the first time)
+// and prints the file's errors; a server that says nothing, or an explicit
+// --timeout, still ends the wait at the timeout.
+func TestCheckWaitsForAServerAtWork(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "ERROR: late\n")
+	at := func(flags ...string) string {
+		cmd, fargs, env := testenv.FakeServer(t, flags...)
+		return serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
+			"diagnosticsTimeout": "300ms"})
+	}
+	working := at("--progress", "3s", "--push-delay", "2s")
+	args := []string{"check", "--workspace", ws, "--config", working, "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	if stdout != "a.fk:1:1: error: late [fake/E1]\n" {
+		t.Errorf("stdout %q, want the late error", stdout)
+	}
+
+	args = []string{"check", "--workspace", ws, "--config", working, "--timeout", "300ms", "a.fk"}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	if stdout != "" || !strings.Contains(stderr, "timed out after ") {
+		t.Errorf("with --timeout: stdout %q, stderr %q, want a line saying a.fk timed out", stdout, stderr)
+	}
+
+	silent := at("--push-delay", "10s")
+	args = []string{"check", "--workspace", ws, "--config", silent, "a.fk"}
+	stdout, stderr, code = cli(t, args...) // its push would come after 10s: the error would be printed
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	if stdout != "" || !strings.Contains(stderr, "timed out after ") {
+		t.Errorf("a silent server: stdout %q, stderr %q, want a line saying a.fk timed out", stdout, stderr)
+	}
+}
+
 // TestCheckCrashingServerIsNotClean: a server that crashes on every file
 // it is sent, and is restarted each time, never gives diagnostics: the
 // file is named as not checked and check fails (it exited 0 before, as if
