@@ -162,9 +162,12 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 }
 
 // fileReports re-syncs the files and gets their diagnostics. Waiting, it
-// asks again while a server is still starting or indexing (not_ready),
-// for up to startupWait: the first call after a server starts can take
-// longer than the diagnostics timeout. Not waiting, it takes what is known.
+// waits past the diagnostics timeout while a server says it is at work on
+// them (starting, loading, diagnosing: agentlsp.WithWorkingTimeout), and
+// asks again while one is still starting or indexing (not_ready), for up
+// to startupWait in all: the first call after a server starts can take
+// longer than the diagnostics timeout (gopls's first load of a module
+// diagnosed for 5-7 s). Not waiting, it takes what is known.
 func (t *tools) fileReports(ctx context.Context, files []string, wait bool) ([]messages.FileReport, error) {
 	if !wait {
 		return t.session.Diagnostics(ctx, files, agentlsp.WithTimeout(noWait))
@@ -172,7 +175,7 @@ func (t *tools) fileReports(ctx context.Context, files []string, wait bool) ([]m
 	deadline := time.Now().Add(startupWait)
 	for {
 		asked := time.Now()
-		reports, err := t.session.Diagnostics(ctx, files)
+		reports, err := t.session.Diagnostics(ctx, files, agentlsp.WithWorkingTimeout(time.Until(deadline)))
 		if err != nil || time.Now().After(deadline) || !slices.ContainsFunc(reports, notReady) {
 			return reports, err
 		}

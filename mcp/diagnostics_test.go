@@ -5,9 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/mcp"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -182,4 +185,25 @@ func otherFileReported(t *testing.T, c *client, named, other string, out *mcp.Di
 		return len(out.Files) == 2 && out.Files[1].Path == other
 	})
 	return text
+}
+
+// TestDiagnosticsWaitsForAServerAtWork: a waiting diagnostics call goes on
+// past the server's diagnostics timeout (300 ms here) while the server
+// says it is diagnosing the file (for 2 s, as gopls's first diagnosis of
+// a large module takes seconds), and answers fresh with the error it
+// published. Before, it answered "timeout" at 300 ms: only a server still
+// starting or indexing was asked again.
+func TestDiagnosticsWaitsForAServerAtWork(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t, "--diagnosing", "--push-delay", "2s")
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake), DiagnosticsTimeout: 300 * time.Millisecond})
+	if err := os.WriteFile(filepath.Join(c.ws, "late.go"), []byte("ERROR: late\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out mcp.DiagnosticsOutput
+	text := c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"late.go"}}, &out)
+	if f := out.Files[0]; f.Status != "fresh" || len(f.Diagnostics) != 1 || f.Diagnostics[0].Message != "late" {
+		t.Errorf("diagnostics = %+v, want fresh with the late error; text:\n%s", f, text)
+	}
 }

@@ -199,9 +199,9 @@ func TestCheckSlowServerTimesOut(t *testing.T) {
 }
 
 // TestCheckWaitsForAServerAtWork: past its diagnostics timeout, check
-// waits for a server that says it is at work (a load reported by
-// work-done progress, as gopls loads a large module for the first time)
-// and prints the file's errors; a server that says nothing, or an explicit
+// waits for a server that says it is diagnosing the file (for 2 s, as
+// gopls's first diagnosis of a large module takes seconds) and prints the
+// file's errors; a server that says nothing, or an explicit
 // --timeout, still ends the wait at the timeout.
 func TestCheckWaitsForAServerAtWork(t *testing.T) {
 	ws := t.TempDir()
@@ -211,7 +211,7 @@ func TestCheckWaitsForAServerAtWork(t *testing.T) {
 		return serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
 			"diagnosticsTimeout": "300ms"})
 	}
-	working := at("--progress", "3s", "--push-delay", "2s")
+	working := at("--diagnosing", "--push-delay", "2s")
 	args := []string{"check", "--workspace", ws, "--config", working, "a.fk"}
 	stdout, stderr, code := cli(t, args...)
 	wantExit(t, args, code, exitFound, stdout, stderr)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -107,6 +108,10 @@ func (s *server) publish(d *document, opened bool) {
 		return
 	}
 	all := computeDiagnostics(d.text, s.utf8)
+	if s.cfg.diagnosing {
+		s.publishDiagnosing(s.pushBody(d, all))
+		return
+	}
 	if s.cfg.phased <= 0 {
 		s.push(d, all, 0)
 		return
@@ -131,17 +136,45 @@ type publishParams struct {
 // push publishes diags for d now, or after --push-delay plus extra. The
 // message is built now, so later edits do not change it.
 func (s *server) push(d *document, diags []diagnostic, extra time.Duration) {
-	p := publishParams{URI: d.uri, Diagnostics: diags}
-	if !s.cfg.noVersion {
-		v := d.version
-		p.Version = &v
-	}
-	body := mustJSON(&message{JSONRPC: "2.0", Method: "textDocument/publishDiagnostics", Params: mustJSON(&p)})
+	body := s.pushBody(d, diags)
 	if delay := s.cfg.pushDelay + extra; delay > 0 {
 		s.sched.after(delay, func() { s.write(body) })
 		return
 	}
 	s.write(body)
+}
+
+// pushBody is the publication of diags for d as it is now.
+func (s *server) pushBody(d *document, diags []diagnostic) []byte {
+	p := publishParams{URI: d.uri, Diagnostics: diags}
+	if !s.cfg.noVersion {
+		v := d.version
+		p.Version = &v
+	}
+	return mustJSON(&message{JSONRPC: "2.0", Method: "textDocument/publishDiagnostics", Params: mustJSON(&p)})
+}
+
+// publishDiagnosing (--diagnosing) publishes body inside a work done
+// progress titled as gopls's diagnoses are: a token is created, the
+// progress begins, and after --push-delay the publication goes out and
+// the progress ends.
+func (s *server) publishDiagnosing(body []byte) {
+	s.diagnoses++
+	token := "fake-diagnosis-" + strconv.Itoa(s.diagnoses)
+	s.call(s.internalID(), "window/workDoneProgress/create", map[string]any{"token": token}, func(resp *message) {
+		if len(resp.Error) > 0 {
+			s.log.printf("fakelsp: client refused progress token: %s", resp.Error)
+			s.write(body)
+			return
+		}
+		s.notify("$/progress", map[string]any{
+			"token": token, "value": map[string]any{"kind": "begin", "title": "diagnosing changed files"},
+		})
+		s.sched.after(s.cfg.pushDelay, func() {
+			s.write(body)
+			s.notify("$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end"}})
+		})
+	})
 }
 
 // pullDiagnostics answers textDocument/diagnostic.

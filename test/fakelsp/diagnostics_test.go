@@ -1,6 +1,7 @@
 package fakelsp
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -156,6 +157,46 @@ func TestPullDiagnostics(t *testing.T) {
 	want := map[string]any{"kind": "full", "resultId": "v2", "items": items("bang")}
 	if diff := cmp.Diff(want, pull("v1")); diff != "" {
 		t.Errorf("pull after change (-want +got):\n%s", diff)
+	}
+	c.shutdownExit()
+}
+
+// TestDiagnosing: with --diagnosing, a publication comes inside a
+// "diagnosing changed files" work done progress on a token of its own:
+// create, begin, the publication, end, in that order.
+func TestDiagnosing(t *testing.T) {
+	c := start(t, "--diagnosing")
+	c.initialize()
+	c.open(3, "package a\n\nfunc f() {} // ERROR: boom\n")
+	create := c.awaitMethod("window/workDoneProgress/create")
+	if string(create.Params) != `{"token":"fake-diagnosis-1"}` {
+		t.Errorf("create params = %s", create.Params)
+	}
+	c.reply(create.ID, nil)
+	next := func() *message {
+		return c.await("progress or publication", func(m *message) bool {
+			return m.Method == "$/progress" || m.Method == "textDocument/publishDiagnostics"
+		})
+	}
+	type progress struct {
+		Token string
+		Value struct{ Kind, Title string }
+	}
+	var begin, end progress
+	_ = json.Unmarshal(next().Params, &begin)
+	if begin.Token != "fake-diagnosis-1" || begin.Value.Kind != "begin" || begin.Value.Title != "diagnosing changed files" {
+		t.Errorf("first message %+v, want the diagnosis's begin", begin)
+	}
+	push := next()
+	var got publishParams
+	_ = json.Unmarshal(push.Params, &got)
+	want := publishParams{URI: uriA, Version: versionOf(3), Diagnostics: []diagnostic{diag(2, 15, 26, "E1", "boom")}}
+	if diff := cmp.Diff(want, got); push.Method != "textDocument/publishDiagnostics" || diff != "" {
+		t.Errorf("second message %s, want the publication (-want +got):\n%s", push.Method, diff)
+	}
+	_ = json.Unmarshal(next().Params, &end)
+	if end.Token != "fake-diagnosis-1" || end.Value.Kind != "end" {
+		t.Errorf("third message %+v, want the diagnosis's end", end)
 	}
 	c.shutdownExit()
 }

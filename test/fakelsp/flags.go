@@ -50,6 +50,7 @@ type config struct {
 	configFirst     bool
 	serverRequests  requestList
 	progress        time.Duration
+	diagnosing      bool
 	listen          string
 }
 
@@ -106,6 +107,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.configFirst, "config-first", false, "on initialize, ask workspace/configuration before answering")
 	fs.Var(&c.serverRequests, "server-request", "after initialized send request METHOD with params JSON (null or empty: none): `METHOD=JSON` (repeatable)")
 	fs.DurationVar(&c.progress, "progress", 0, "after initialized report work done progress lasting this `duration`")
+	fs.BoolVar(&c.diagnosing, "diagnosing", false, "wrap each publication in a \"diagnosing changed files\" work done progress, as gopls does: begun when the change is taken, ended once the diagnostics (after --push-delay) are out")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }
 

@@ -95,6 +95,7 @@ type server struct {
 	perMethod map[string]int              // requests received per method
 	calls     map[string]func(m *message) // the fake's requests awaiting answers
 	nextID    int
+	diagnoses int // --diagnosing: the progress tokens made
 }
 
 func newServer(cfg *config, w io.Writer, log *logger, rec *recorder, e env) *server {
