@@ -113,24 +113,46 @@ func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditO
 	out := make([]messages.FileReport, len(files))
 	others := make([][]messages.FileReport, len(files))
 	errs := make([]error, len(files))
-	next := make(chan int, len(files))
-	for i := range files {
+	if len(files) > 1 {
+		s.OpenAll(ctx, files)
+	}
+	eachFile(len(files), func(i int) {
+		out[i], others[i], errs[i] = s.fileDiagnostics(ctx, files[i], files, o)
+	})
+	return dedup.AppendOthers(out, others, o.OtherFiles), errors.Join(errs...)
+}
+
+// OpenAll opens files on their servers for this session (Open), at most
+// maxParallelFiles at a time, and returns once each was opened or failed;
+// the errors are left to the calls that follow, which meet them again.
+// Diagnostics opens every file it is asked about before it waits for any:
+// gopls diagnoses a file in every build its open files call for (a file
+// for another system, `//go:build !unix`, adds a windows build of the
+// module), so a file answered before the others were open could miss
+// errors `gopls check` of the same files reports. A caller that asks
+// about the files one call each (agentlsp check) opens them first too.
+func (s *Session) OpenAll(ctx context.Context, files []string) {
+	eachFile(len(files), func(i int) { _ = s.Open(ctx, files[i]) })
+}
+
+// eachFile runs do for 0..n-1, maxParallelFiles at a time, and returns
+// when every call returned.
+func eachFile(n int, do func(i int)) {
+	next := make(chan int, n)
+	for i := range n {
 		next <- i
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range min(len(files), maxParallelFiles) {
-		wg.Add(1)
+	for range min(n, maxParallelFiles) {
 		// A worker lives until the files run out; joined before returning.
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range next {
-				out[i], others[i], errs[i] = s.fileDiagnostics(ctx, files[i], files, o)
+				do(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	return dedup.AppendOthers(out, others, o.OtherFiles), errors.Join(errs...)
 }
 
 // fileDiagnostics asks for one file's diagnostics; named are all the

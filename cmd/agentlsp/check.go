@@ -141,6 +141,9 @@ func diagnose(ctx context.Context, s *agentlsp.Session, opts checkOptions) []fil
 	if opts.only {
 		do = append(do, agentlsp.WithOtherFiles(-1))
 	}
+	if len(opts.files) > 1 {
+		s.OpenAll(ctx, opts.files) // as Diagnostics does: see there
+	}
 	out := make([]fileResult, len(opts.files))
 	next := make(chan int, len(opts.files))
 	for i := range opts.files {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +290,32 @@ func TestProgressNamesTheServersAwaited(t *testing.T) {
 	got := w.w.(*strings.Builder).String()
 	if !strings.HasPrefix(got, "agentlsp: waiting for fake (") || !strings.Contains(got, "(indexing)...\n") {
 		t.Errorf("progress = %q, want lines such as %q", got, "agentlsp: waiting for fake (indexing)...")
+	}
+}
+
+// TestCheckOpensEveryFileFirst: check opens every file it is given before
+// it waits for any, as `gopls check` loads them all: other.go
+// (`//go:build !unix`) makes gopls diagnose the module's windows build too,
+// where every kN.go's syscall.Kill is undefined. Before, the files checked
+// before other.go was open were printed without that error.
+func TestCheckOpensEveryFileFirst(t *testing.T) {
+	testenv.ServerBinary(t, "gopls")
+	ws := t.TempDir()
+	writeFile(t, ws, "go.mod", "module builds\n\ngo 1.22\n")
+	writeFile(t, ws, "other.go", "//go:build !unix\n\npackage main\n\nfunc other() {}\n")
+	args := []string{"check", "--workspace", ws}
+	var want strings.Builder
+	for i := range 9 { // more than check waits on at once (8)
+		name := fmt.Sprintf("k%d.go", i)
+		writeFile(t, ws, name, fmt.Sprintf("package main\n\nimport \"syscall\"\n\nfunc kill%d() error { return syscall.Kill(1, 0) }\n", i))
+		args = append(args, name)
+		fmt.Fprintf(&want, "%s:5:37: error: undefined: syscall.Kill [windows] [compiler/UndeclaredImportedName]\n", name)
+	}
+	writeFile(t, ws, "main.go", "package main\n\nfunc main() {}\n")
+	args = append(args, "other.go")
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	if stdout != want.String() {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want.String())
 	}
 }

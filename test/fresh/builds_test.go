@@ -1,0 +1,84 @@
+package fresh
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp/test/testenv"
+)
+
+// TestManyFilesAgreeWithGoplsCheck: one diagnostics call about many files
+// answers each as `gopls check` of the same files does. gopls diagnoses a
+// file in every build its open files call for: other.go
+// (`//go:build !unix`) adds a windows build, in which the other files'
+// syscall.Kill is undefined. The call opens every file before it waits
+// for any; before, the first files were answered before other.go was
+// open, without their windows errors (on this repository, `agentlsp check`
+// of 150 files missed 16 of the 17 errors `gopls check` reported).
+func TestManyFilesAgreeWithGoplsCheck(t *testing.T) {
+	files := map[string]string{"go.mod": "module builds\n\ngo 1.22\n",
+		"other.go": "//go:build !unix\n\npackage main\n\nfunc other() {}\n"}
+	var names []string
+	for i := range 9 { // more than the calls run at once (8): other.go waits for a free one
+		name := fmt.Sprintf("k%d.go", i)
+		files[name] = fmt.Sprintf("package main\n\nimport \"syscall\"\n\nfunc kill%d() error { return syscall.Kill(1, 0) }\n", i)
+		names = append(names, name)
+	}
+	files["k0.go"] += "\nfunc main() {}\n"
+	names = append(names, "other.go")
+	ws := workspace(t, files)
+	s := start(t, ws).Session("agent")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reports, err := s.Diagnostics(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := goplsCheckFiles(t, ws, names)
+	for i, name := range names {
+		r := reports[i]
+		if r.Status != "fresh" {
+			t.Errorf("%s: %s (%s), want fresh", name, r.Status, r.Detail)
+			continue
+		}
+		if got := errorsOf(r); !slices.Equal(got, want[name]) {
+			t.Errorf("%s: fresh with errors %q, gopls check says %q", name, got, want[name])
+		}
+	}
+	if !contains(want["k1.go"], "[windows]") {
+		t.Errorf("gopls check reports no windows error for k1.go (%q): the test no longer tests anything", want["k1.go"])
+	}
+}
+
+// goplsCheckFiles is goplsCheck of several files in one run, by file.
+func goplsCheckFiles(t *testing.T, ws string, rels []string) map[string][]string {
+	t.Helper()
+	args := []string{"check", "-severity=error"}
+	for _, rel := range rels {
+		args = append(args, filepath.Join(ws, filepath.FromSlash(rel)))
+	}
+	cmd := exec.Command(testenv.ServerBinary(t, "gopls"), args...)
+	cmd.Dir = ws
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gopls check: %v\n%s", err, out)
+	}
+	errs := map[string][]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := goplsLine.FindStringSubmatch(line); m != nil {
+			rel := filepath.ToSlash(strings.TrimPrefix(m[1], ws+string(filepath.Separator)))
+			errs[rel] = append(errs[rel], m[2]+": "+strings.TrimSpace(m[3]))
+		}
+	}
+	for _, e := range errs {
+		sort.Strings(e)
+	}
+	return errs
+}
