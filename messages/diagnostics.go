@@ -100,6 +100,10 @@ type DocumentSent struct {
 	// text in a workspace that already had a change still describes the
 	// document's text after it.
 	Touch bool
+	// Pulls says the server offers pull diagnostics, so the server actor
+	// asks it for this version's: until the answer comes, the server is at
+	// work on them (WaitOptions.WorkingTimeout).
+	Pulls bool
 }
 
 // Progress reports a server's work-done progress ($/progress): Active is

@@ -363,8 +363,9 @@ func TestFreshAtTheTimeoutWhileDiagnosingSaysSo(t *testing.T) {
 // TestWorkingTimeoutWaitsForTheServersWork: past its timeout, an edit with
 // a WorkingTimeout waits while its server says it is at work (a load,
 // then a diagnosis begun after the change), and is answered fresh when
-// that work ends with the change described; it never waits past the
-// WorkingTimeout, nor for a server that says nothing.
+// that work ends with the change described (or the version's pull is
+// answered); it never waits past the WorkingTimeout, nor for a server that
+// says nothing.
 func TestWorkingTimeoutWaitsForTheServersWork(t *testing.T) {
 	c := newClocked(t)
 	progress := func(token, title, kind string, diagnosing bool, running int) *messages.Progress {
@@ -424,8 +425,26 @@ func TestWorkingTimeoutWaitsForTheServersWork(t *testing.T) {
 	}
 	c.send(progress("diag", "", "end", true, 0))
 
+	// A server asked for the version's diagnostics by a pull (it offers
+	// pull diagnostics): until the pull's answer, it is at work on them.
+	c.send(&messages.DocumentSent{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, URI: fakeURI, Version: 4, Pulls: true})
+	edit(4, 4)
+	c.clock.Advance(time.Second)
+	if c.released() {
+		t.Fatal("answered at the timeout while the server had the version's pull")
+	}
+	pulled := publish(4, "pulled")
+	pulled.Pulled = true
+	c.send(pulled)
+	testenv.Eventually(t, 10*time.Second, "answered with the pull", c.released)
+	if res := <-c.results; res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 1 {
+		t.Errorf("answer %s %q %v, want fresh with the pulled error", res.Status, res.Files[0].Detail,
+			actortest.MessagesOf(res.Files[0]))
+	}
+	c.send(&messages.DocumentSent{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, URI: fakeURI, Version: 5})
+
 	// A server that says it is at work on nothing: the timeout stands.
-	edit(3, 3)
+	edit(3, 6)
 	c.clock.Advance(time.Second)
 	testenv.Eventually(t, 10*time.Second, "answered at the timeout", c.released)
 	if res := <-c.results; res.Status != messages.StatusStale || !strings.Contains(res.Files[0].Detail, "timed out after 1.0") {

@@ -99,6 +99,9 @@ type serverView struct {
 	// openOnly: the server diagnoses open files only, by its definition
 	// (DocumentSent.OpenOnly).
 	openOnly bool
+	// pulls: the server offers pull diagnostics (DocumentSent.Pulls), and
+	// is asked for each version's.
+	pulls bool
 	// work is the server's work-done progress in flight, "" when none.
 	work, workTitle string
 	// The server's own signal of complete diagnostics (gopls's

@@ -102,6 +102,7 @@ const closedVersion = math.MaxInt32
 func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
 	k := store.Key{Server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, URI: m.URI}
 	a.noteOpened(k, m)
+	a.server(k.Server).pulls = m.Pulls
 	if m.Closed {
 		if _, ok := a.versions[k]; ok || a.server(k.Server).versioned {
 			a.versions[k] = closedVersion
@@ -214,13 +215,15 @@ const workingPoll = 250 * time.Millisecond
 // working reports whether w's server says it is at work on w's version:
 // diagnosing since the version was sent (what it published of the
 // version may not be all yet), or, before it described the version,
-// starting or reporting work-done progress (loading its workspace).
+// starting, reporting work-done progress (loading its workspace), or
+// asked for the version's diagnostics by a pull not answered yet (pyright
+// with 79 files open took 3.2 s to answer one).
 func (a *diagnosticsActor) working(w *edits.Wait) bool {
 	v := a.server(w.ServerKey)
 	if v.broken {
 		return false
 	}
-	return a.diagnosing(w) || !w.Done && (v.state == messages.StateStarting || v.indexing)
+	return a.diagnosing(w) || !w.Done && (v.state == messages.StateStarting || v.indexing || v.pulls)
 }
 
 // release answers the edit and forgets it.

@@ -201,8 +201,9 @@ func TestCheckSlowServerTimesOut(t *testing.T) {
 
 // TestCheckWaitsForAServerAtWork: past its diagnostics timeout, check
 // waits for a server that says it is diagnosing the file (for 2 s, as
-// gopls's first diagnosis of a large module takes seconds) and prints the
-// file's errors; a server that says nothing, or an explicit
+// gopls's first diagnosis of a large module takes seconds), or that has
+// not answered the pull for it yet (pyright with 79 files open took 3.2 s),
+// and prints the file's errors; a server that says nothing, or an explicit
 // --timeout, still ends the wait at the timeout.
 func TestCheckWaitsForAServerAtWork(t *testing.T) {
 	ws := t.TempDir()
@@ -225,6 +226,16 @@ func TestCheckWaitsForAServerAtWork(t *testing.T) {
 	wantExit(t, args, code, exitFailure, stdout, stderr)
 	if stdout != "" || !strings.Contains(stderr, "timed out after ") {
 		t.Errorf("with --timeout: stdout %q, stderr %q, want a line saying a.fk timed out", stdout, stderr)
+	}
+
+	// A pull-only server that takes 2 s to answer the pull: asked for the
+	// file's diagnostics, it is at work on them until it answers.
+	pulling := at("--pull", "--no-push", "--delay", "textDocument/diagnostic=2s")
+	args = []string{"check", "--workspace", ws, "--config", pulling, "a.fk"}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	if stdout != "a.fk:1:1: error: late [fake/E1]\n" {
+		t.Errorf("a slow pull: stdout %q, want the late error", stdout)
 	}
 
 	silent := at("--push-delay", "10s")
