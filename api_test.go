@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -217,5 +218,28 @@ func TestEditReportsWhatTheSessionWasNotTold(t *testing.T) {
 	if res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 1 ||
 		res.Files[0].Diagnostics[0].Message != "written to disk first" {
 		t.Errorf("Edit of the text already on the servers = %s %+v, want its error", res.Status, res.Files[0])
+	}
+}
+
+// TestPullAnsweredWhileLoadingIsAskedAgain: a server that answers pulls
+// with nothing while it loads its workspace (rust-analyzer during
+// "Fetching": a file with a type error was answered fresh and clean) is
+// asked again once the load ends, when its definition has an IndexWait,
+// and the answer has the file's error.
+func TestPullAnsweredWhileLoadingIsAskedAgain(t *testing.T) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	if err := os.WriteFile(filepath.Join(ws, "broken.py"), []byte("x = 1 # ERROR: boom\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := fakeRuntimeIn(t, ws, func(s *config.Server) { s.IndexWait = config.Duration(20 * time.Second) },
+		"--pull", "--no-push", "--progress", "2s", "--empty-while-progress", "--delay", "textDocument/diagnostic=300ms")
+	reports, err := rt.Session("agent").Diagnostics(context.Background(), []string{"broken.py"},
+		agentlsp.WithTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reports[0]
+	if r.Status != messages.StatusFresh || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "boom" {
+		t.Errorf("report %s %q %+v, want fresh with the error boom", r.Status, r.Detail, r.Diagnostics)
 	}
 }

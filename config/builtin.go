@@ -164,7 +164,11 @@ func rustAnalyzer() *Server {
 		Extensions:  map[string]string{".rs": "rust"},
 		RootMarkers: []string{"Cargo.toml", "rust-project.json"},
 		// Without it rust-analyzer stalls ~36 s on crates.io when offline.
-		Env:         map[string]string{"CARGO_NET_OFFLINE": "true"},
+		Env: map[string]string{"CARGO_NET_OFFLINE": "true"},
+		// It answers pulls while it loads its workspace ("Fetching": cargo
+		// metadata), with nothing: a file with a type error was answered
+		// fresh and clean. Such answers are asked again once it is loaded.
+		IndexWait:   Duration(20 * time.Second),
 		InstallHint: installHint("rust-analyzer"),
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/agentlsp/agentlsp/lookpath"
 )
 
 // CacheDir is agentlsp's cache: $AGENTLSP_CACHE, or ~/.cache/agentlsp.
@@ -107,7 +109,7 @@ func (in *Installer) commandPath(r Recipe) (string, bool) {
 		case NPM:
 			p = findExecutable(filepath.Join(in.npmDir(), "node_modules", ".bin", c))
 		default:
-			p, _ = exec.LookPath(c)
+			p, _ = lookpath.Look(c)
 		}
 		if p == "" {
 			return "", false

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentlsp/agentlsp/lookpath"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -36,7 +37,7 @@ type process struct {
 // runtime's environment and dir as working directory. The command is never
 // run through a shell. A failure to start is a *messages.SpawnError.
 func spawn(command string, args, env []string, dir string, stderrLines int) (*process, error) {
-	path, err := exec.LookPath(command)
+	path, err := lookpath.Look(command)
 	if err != nil {
 		return nil, &messages.SpawnError{Command: command, Err: err}
 	}

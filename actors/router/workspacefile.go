@@ -1,14 +1,13 @@
 package router
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/lookpath"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 )
@@ -23,12 +22,8 @@ func installed(def *config.Server) bool {
 	if _, ok := def.Env["PATH"]; ok {
 		return true
 	}
-	switch {
-	case filepath.IsAbs(def.Command):
-		_, err := os.Stat(def.Command)
-		return err == nil
-	case filepath.Base(def.Command) == def.Command:
-		_, err := exec.LookPath(def.Command)
+	if filepath.IsAbs(def.Command) || filepath.Base(def.Command) == def.Command {
+		_, err := lookpath.Look(def.Command) // not rustup's proxy for a component the toolchain lacks
 		return err == nil
 	}
 	return true

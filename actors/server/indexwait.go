@@ -19,7 +19,11 @@ import (
 // progress: at once if the work already ended, else when it ends; the
 // first answer is held meanwhile, and goes out, marked possibly
 // incomplete, if the work has not ended within IndexWait. A request is
-// sent again at most once.
+// sent again at most once; a pull for diagnostics as often as it is
+// answered during work, within one IndexWait from its first answer:
+// rust-analyzer answered pulls with nothing while it loaded its workspace,
+// in works that follow one another a few milliseconds apart, and an
+// answer taken then said a broken file was clean.
 
 // indexWaitOver is the timer message that ends a held answer's wait.
 type indexWaitOver struct{ id uint64 }
@@ -34,10 +38,18 @@ type heldAnswer struct {
 // allows the wait within c's deadline; it reports whether it did.
 func (a *serverActor) holdForIndex(c *calls.Call, m *callDone) bool {
 	p := pendingOf(c)
-	wait := time.Duration(a.cfg.Server.IndexWait)
-	if wait <= 0 || p.pull != nil || p.askedAgain || m.err != nil || !a.duringWork(p) ||
-		!a.cfg.Clock.Now().Add(wait).Before(c.Deadline) {
+	wait, now := time.Duration(a.cfg.Server.IndexWait), a.cfg.Clock.Now()
+	switch {
+	case p.pull != nil && !p.heldSince.IsZero():
+		wait -= now.Sub(p.heldSince) // what is left of the pull's wait
+	case p.askedAgain:
 		return false
+	}
+	if wait <= 0 || m.err != nil || !a.duringWork(p) || !now.Add(wait).Before(c.Deadline) {
+		return false
+	}
+	if p.heldSince.IsZero() {
+		p.heldSince = now
 	}
 	p.cancel()
 	p.askedAgain = true

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"sort"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/lookpath"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/supervisor"
@@ -186,7 +186,7 @@ func (a *serverActor) onRestartNow(ctx actor.Context, m *restartNow) {
 func (a *serverActor) retryBroken(ctx actor.Context) bool {
 	now := a.cfg.Clock.Now()
 	if a.retryAt.IsZero() {
-		if _, err := exec.LookPath(a.cfg.Server.Command); err != nil {
+		if _, err := lookpath.Look(a.cfg.Server.Command); err != nil {
 			return false
 		}
 	} else if now.Before(a.retryAt) {

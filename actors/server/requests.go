@@ -36,6 +36,7 @@ type pending struct {
 	// request waits to be sent again (indexwait.go); askedAgain says it was.
 	held       *heldAnswer
 	askedAgain bool
+	heldSince  time.Time // when an answer was first held
 	// works is the server's count of work begun (serverActor.works) when
 	// the request was sent, inWork whether work was in progress then: an
 	// answer is about a project the server was loading if either changed.

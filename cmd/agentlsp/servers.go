@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/config"
+	"github.com/agentlsp/agentlsp/lookpath"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -127,15 +127,18 @@ func probe(ctx context.Context, rt *agentlsp.Runtime, timeout time.Duration, w i
 
 // serverJSON is one configured server in servers' output.
 type serverJSON struct {
-	ID          string         `json:"id"`
-	Enabled     bool           `json:"enabled"`
-	Command     string         `json:"command"`
-	Args        []string       `json:"args"`
-	Installed   bool           `json:"installed"`
-	Path        string         `json:"path,omitempty"` // where the command was found
-	InstallHint string         `json:"installHint,omitempty"`
-	Extensions  []string       `json:"extensions"`
-	Instances   []instanceJSON `json:"instances"` // the server actors running, one per root
+	ID          string   `json:"id"`
+	Enabled     bool     `json:"enabled"`
+	Command     string   `json:"command"`
+	Args        []string `json:"args"`
+	Installed   bool     `json:"installed"`
+	Path        string   `json:"path,omitempty"` // where the command was found
+	InstallHint string   `json:"installHint,omitempty"`
+	// NotUsable says why the command found is not taken (rustup's proxy
+	// for a component the toolchain does not have).
+	NotUsable  string         `json:"notUsable,omitempty"`
+	Extensions []string       `json:"extensions"`
+	Instances  []instanceJSON `json:"instances"` // the server actors running, one per root
 }
 
 // instanceJSON is one server actor: the server at one project root.
@@ -158,7 +161,7 @@ func serverRows(workspace string, all []*config.Server, st *messages.RouterStatu
 		if row.Args == nil {
 			row.Args = []string{}
 		}
-		row.Path, row.Installed = findCommand(workspace, s.Command)
+		row.Path, row.Installed, row.NotUsable = findCommand(workspace, s.Command)
 		for _, info := range st.Servers {
 			if info.ServerID == s.ID {
 				row.Instances = append(row.Instances, instance(workspace, info))
@@ -201,27 +204,33 @@ func reason(err error) string {
 
 // findCommand finds a server command as the runtime does: a path as is
 // (relative to the workspace), a bare name in agentlsp's server directories
-// and then PATH.
-func findCommand(workspace, cmd string) (string, bool) {
+// and then PATH, past rustup's proxies for components the toolchain does
+// not have (lookpath); notUsable says why such a proxy was passed over
+// when nothing else was found.
+func findCommand(workspace, cmd string) (path string, ok bool, notUsable string) {
 	if cmd == "" {
-		return "", false
+		return "", false, ""
 	}
 	if strings.ContainsRune(cmd, filepath.Separator) {
 		p := cmd
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(workspace, p)
 		}
-		return p, isExecutable(p)
+		return p, isExecutable(p), ""
 	}
 	for _, dir := range config.DefaultServerPath() {
 		if p := filepath.Join(dir, cmd); isExecutable(p) {
-			return p, true
+			return p, true, ""
 		}
 	}
-	if p, err := exec.LookPath(cmd); err == nil {
-		return p, true
+	p, err := lookpath.Look(cmd)
+	if err == nil {
+		return p, true, ""
 	}
-	return "", false
+	if pe, ok := errors.AsType[*lookpath.ProxyError](err); ok {
+		return "", false, pe.Error()
+	}
+	return "", false, ""
 }
 
 func isExecutable(p string) bool {
@@ -290,6 +299,8 @@ func commandColumn(r serverJSON) string {
 		return r.Path
 	case r.Command == "":
 		return "(no command: connects to a socket)"
+	case r.NotUsable != "":
+		return "not installed: " + r.NotUsable
 	case r.InstallHint != "":
 		return "not installed: " + r.InstallHint
 	}

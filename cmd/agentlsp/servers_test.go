@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +106,40 @@ func TestServersProbe(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("servers --json lists %d of gopls and fake:\n%s", found, stdout)
+	}
+}
+
+// TestRustupProxyWithoutItsComponent: rustup puts a rust-analyzer first on
+// PATH whether or not the toolchain has the component; without it, the
+// proxy exits at once. It is listed as not installed, with what to do, and
+// a check of a Rust file says the server is broken, with the same, at
+// once: it was listed installed, then started and restarted until its
+// crash budget ran out.
+func TestRustupProxyWithoutItsComponent(t *testing.T) {
+	cargo := t.TempDir()
+	testenv.FakeRustup(t, cargo)
+	if err := os.Symlink("rustup", filepath.Join(cargo, "rust-analyzer")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", cargo)
+	ws := t.TempDir()
+	writeFile(t, ws, "Cargo.toml", "[package]\nname = \"p\"\nversion = \"0.1.0\"\n")
+	writeFile(t, ws, "src/main.rs", "fn main() {}\n")
+	hint := "rustup component add rust-analyzer"
+
+	args := []string{"servers", "--workspace", ws}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	if row := tableRow(t, stdout, "rust-analyzer"); !strings.HasPrefix(row, "rust-analyzer yes not installed: "+
+		filepath.Join(cargo, "rust-analyzer")+" is rustup's proxy") || !strings.Contains(row, hint) {
+		t.Errorf("row %q, want not installed, naming the proxy and %q", row, hint)
+	}
+
+	args = []string{"check", "--workspace", ws, "src/main.rs"}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	if !strings.Contains(stderr, "src/main.rs: server_broken: rust-analyzer") || !strings.Contains(stderr, hint) ||
+		strings.Contains(stderr, "crashed") {
+		t.Errorf("stderr %q, want the server broken at its start, with %q", stderr, hint)
 	}
 }

@@ -200,5 +200,9 @@ func (s *server) pullDiagnostics(r *request) {
 		s.reply(r, map[string]any{"kind": "unchanged", "resultId": id}, nil)
 		return
 	}
-	s.reply(r, map[string]any{"kind": "full", "resultId": id, "items": computeDiagnostics(d.text, s.utf8)}, nil)
+	items := computeDiagnostics(d.text, s.utf8)
+	if s.cfg.emptyInWork && s.working.Load() {
+		items, id = []diagnostic{}, "loading" // as rust-analyzer answers before its workspace is loaded
+	}
+	s.reply(r, map[string]any{"kind": "full", "resultId": id, "items": items}, nil)
 }

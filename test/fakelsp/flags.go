@@ -51,6 +51,7 @@ type config struct {
 	serverRequests  requestList
 	progress        time.Duration
 	diagnosing      bool
+	emptyInWork     bool
 	listen          string
 }
 
@@ -107,6 +108,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.configFirst, "config-first", false, "on initialize, ask workspace/configuration before answering")
 	fs.Var(&c.serverRequests, "server-request", "after initialized send request METHOD with params JSON (null or empty: none): `METHOD=JSON` (repeatable)")
 	fs.DurationVar(&c.progress, "progress", 0, "after initialized report work done progress lasting this `duration`")
+	fs.BoolVar(&c.emptyInWork, "empty-while-progress", false, "answer pulls with no diagnostics from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace")
 	fs.BoolVar(&c.diagnosing, "diagnosing", false, "wrap each publication in a \"diagnosing changed files\" work done progress, as gopls does: begun when the change is taken, ended once the diagnostics (after --push-delay) are out")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }

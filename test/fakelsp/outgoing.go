@@ -21,6 +21,7 @@ func (s *server) afterInitialized() {
 		s.call(serverRequestID(i), sr.method, sr.params, nil)
 	}
 	if s.cfg.progress > 0 {
+		s.working.Store(true)
 		create := map[string]any{"token": progressToken}
 		s.call(s.internalID(), "window/workDoneProgress/create", create, s.startProgress)
 	}
@@ -40,12 +41,14 @@ func serverRequestID(i int) json.RawMessage {
 func (s *server) startProgress(resp *message) {
 	if len(resp.Error) > 0 {
 		s.log.printf("fakelsp: client refused progress token: %s", resp.Error)
+		s.working.Store(false)
 		return
 	}
 	s.notify("$/progress", map[string]any{
 		"token": progressToken, "value": map[string]any{"kind": "begin", "title": "indexing"},
 	})
 	s.sched.after(s.cfg.progress, func() {
+		s.working.Store(false)
 		s.notify("$/progress", map[string]any{
 			"token": progressToken, "value": map[string]any{"kind": "end"},
 		})

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // Main runs the fake language server with the given command-line flags
@@ -96,6 +97,9 @@ type server struct {
 	calls     map[string]func(m *message) // the fake's requests awaiting answers
 	nextID    int
 	diagnoses int // --diagnosing: the progress tokens made
+	// working: the --progress work has not ended (set at initialized,
+	// cleared by the scheduler at its end).
+	working atomic.Bool
 }
 
 func newServer(cfg *config, w io.Writer, log *logger, rec *recorder, e env) *server {
