@@ -7,13 +7,13 @@ DIR must be a git repository with the branches given (--branches, default
 broken,master), which differ in files the named ones use. Each round checks
 out the next branch, calls the tool at once for FILE... (without naming what
 changed), then runs the oracle with the disk unchanged (`gopls check
--severity=error FILE...`, `pyright --outputjson FILE...` or `tsc --noEmit
--p .`) and compares
+-severity=error FILE...`, `pyright --outputjson FILE...`, `tsc --noEmit
+-p .` or `clangd --check=FILE`, by line only) and compares
 the errors (line, column) of every named file the tool marked fresh. It
 prints a line per round, every disagreement, and at the end "fresh N
 false M". Bounded by --rounds; not part of the test run.
 
-usage: checkout-soak.py --oracle gopls|pyright|tsc DIR FILE... [--rounds N] [--branches A,B]
+usage: checkout-soak.py --oracle gopls|pyright|tsc|clangd DIR FILE... [--rounds N] [--branches A,B]
 
 AGENTLSP_BIN names the agentlsp binary (go build -o /tmp/agentlsp
 ./cmd/agentlsp); gopls, pyright and tsc are those `bash scripts/install-servers.sh`
@@ -31,6 +31,7 @@ import time
 CACHE = os.path.expanduser(os.environ.get("AGENTLSP_CACHE", "~/.cache/agentlsp"))
 AGENTLSP = os.environ.get("AGENTLSP_BIN", "agentlsp")
 GOPLS_LINE = re.compile(r"^(.+?):(\d+):(\d+)(?:-\d+)?: (.*)$")
+CLANGD_LINE = re.compile(r"^E\[[^]]*\] \[[^]]*\] Line (\d+): ")
 TSC_LINE = re.compile(r"^(.+?)\((\d+),(\d+)\): error TS\d+: ")
 
 
@@ -44,6 +45,16 @@ def oracle(kind, ws, files):
             m = GOPLS_LINE.match(line)
             if m:
                 res.setdefault(os.path.relpath(m.group(1), ws), set()).add((int(m.group(2)), int(m.group(3))))
+        return res
+    if kind == "clangd":
+        # clangd's own check of each file; it gives lines, not columns.
+        for f in files:
+            out = subprocess.run(["clangd", "--check=" + f], cwd=ws, capture_output=True, text=True,
+                                 timeout=600).stderr
+            for line in out.splitlines():
+                m = CLANGD_LINE.match(line)
+                if m:
+                    res[f].add((int(m.group(1)), 0))
         return res
     if kind == "tsc":
         # The project's whole program, as tsserver sees it (tsc --noEmit -p .).
@@ -97,7 +108,7 @@ class Client:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--oracle", choices=["gopls", "pyright", "tsc"], required=True)
+    ap.add_argument("--oracle", choices=["gopls", "pyright", "tsc", "clangd"], required=True)
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--branches", default="broken,master")
     ap.add_argument("dir")
@@ -121,7 +132,8 @@ def main():
                     print(f"round {r}: {f['path']} {f['status']}: {f.get('detail')}")
                     continue
                 fresh += 1
-                got = {(d["line"], d["column"]) for d in f.get("diagnostics", []) if d.get("severity") == "error"}
+                got = {(d["line"], 0 if a.oracle == "clangd" else d["column"]) for d in f.get("diagnostics", [])
+                       if d.get("severity") == "error"}
                 if got != want.get(f["path"], set()):
                     false += 1
                     print(f"round {r} {branch}: {f['path']} fresh with {sorted(got)}, the oracle says "
