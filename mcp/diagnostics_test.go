@@ -188,16 +188,16 @@ func otherFileReported(t *testing.T, c *client, named, other string, out *mcp.Di
 }
 
 // TestDiagnosticsWaitsForAServerAtWork: a waiting diagnostics call goes on
-// past the server's diagnostics timeout (300 ms here) while the server
-// says it is diagnosing the file (for 2 s, as gopls's first diagnosis of
-// a large module takes seconds), and answers fresh with the error it
-// published. Before, it answered "timeout" at 300 ms: only a server still
+// past the server's diagnostics timeout (1 s here) while the server says
+// it is diagnosing the file (for 3 s, as gopls's first diagnosis of a
+// large module takes seconds), and answers fresh with the error it
+// published. Before, it answered "timeout" at 1 s: only a server still
 // starting or indexing was asked again.
 func TestDiagnosticsWaitsForAServerAtWork(t *testing.T) {
-	cmd, fargs, env := testenv.FakeServer(t, "--diagnosing", "--push-delay", "2s")
+	cmd, fargs, env := testenv.FakeServer(t, "--diagnosing", "--push-delay", "3s")
 	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
 		RootMarkers: []string{"go.mod"}}
-	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake), DiagnosticsTimeout: 300 * time.Millisecond})
+	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake), DiagnosticsTimeout: time.Second})
 	if err := os.WriteFile(filepath.Join(c.ws, "late.go"), []byte("ERROR: late\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

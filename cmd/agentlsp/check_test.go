@@ -200,7 +200,7 @@ func TestCheckSlowServerTimesOut(t *testing.T) {
 }
 
 // TestCheckWaitsForAServerAtWork: past its diagnostics timeout, check
-// waits for a server that says it is diagnosing the file (for 2 s, as
+// waits for a server that says it is diagnosing the file (for 3 s, as
 // gopls's first diagnosis of a large module takes seconds), or that has
 // not answered the pull for it yet (pyright with 79 files open took 3.2 s),
 // and prints the file's errors; a server that says nothing, or an explicit
@@ -211,9 +211,9 @@ func TestCheckWaitsForAServerAtWork(t *testing.T) {
 	at := func(flags ...string) string {
 		cmd, fargs, env := testenv.FakeServer(t, flags...)
 		return serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
-			"diagnosticsTimeout": "300ms"})
+			"diagnosticsTimeout": "1s"})
 	}
-	working := at("--diagnosing", "--push-delay", "2s")
+	working := at("--diagnosing", "--push-delay", "3s")
 	args := []string{"check", "--workspace", ws, "--config", working, "a.fk"}
 	stdout, stderr, code := cli(t, args...)
 	wantExit(t, args, code, exitFound, stdout, stderr)
