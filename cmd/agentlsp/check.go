@@ -206,7 +206,11 @@ func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 	for _, r := range results {
 		switch {
 		case r.err != nil:
-			fmt.Fprintf(w, "agentlsp: %s\n", trimPrefix(r.err.Error()))
+			msg := trimPrefix(r.err.Error())
+			if !strings.Contains(msg, r.arg) { // a server's failure names the server, not the file
+				msg = r.arg + ": " + msg
+			}
+			fmt.Fprintf(w, "agentlsp: %s\n", msg)
 			continue
 		case r.report.Status != messages.StatusFresh:
 			fmt.Fprintf(w, "agentlsp: %s: %s", ed.Rel(r.report.Path), r.report.Status)

@@ -138,8 +138,10 @@ func TestRustupProxyWithoutItsComponent(t *testing.T) {
 	args = []string{"check", "--workspace", ws, "src/main.rs"}
 	stdout, stderr, code = cli(t, args...)
 	wantExit(t, args, code, exitFailure, stdout, stderr)
-	if !strings.Contains(stderr, "src/main.rs: server_broken: rust-analyzer") || !strings.Contains(stderr, hint) ||
-		strings.Contains(stderr, "crashed") {
+	// Broken at its first start, the server is refused to the call (with
+	// the file's name), or, seen broken before, the answer says so.
+	if !strings.Contains(stderr, "agentlsp: src/main.rs: ") || !strings.Contains(stderr, "broken: rust-analyzer") ||
+		!strings.Contains(stderr, hint) || strings.Contains(stderr, "crashed") {
 		t.Errorf("stderr %q, want the server broken at its start, with %q", stderr, hint)
 	}
 }
