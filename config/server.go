@@ -111,11 +111,15 @@ type Server struct {
 	// nothing of a file nobody opened.
 	OpenImporters int `json:"openImporters,omitempty"`
 	// IndexWait: an answer the server gave while it reported work in
-	// progress (loading its project) is held, and the request sent again
-	// once that work ends, for at most this long; then the first answer
+	// progress (loading its project), or a "content modified" error then,
+	// is held, and the request (a navigation request, or a pull for
+	// diagnostics) sent again once that work ends, as often as it is
+	// answered during work, for at most this long; then the last answer
 	// goes out, marked possibly incomplete. 0: answers go out at once.
 	// typescript-language-server answered a definition during its project's
-	// load with the import's own name instead of the declaration.
+	// load with the import's own name instead of the declaration;
+	// rust-analyzer answered pulls with nothing while it loaded its
+	// workspace.
 	IndexWait Duration `json:"indexWait,omitempty"`
 	// OpenForWorkspace: the server answers a workspace request (a symbol
 	// search) only about projects it has loaded, and loads one when one of

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -19,46 +20,48 @@ import (
 // progress: at once if the work already ended, else when it ends; the
 // first answer is held meanwhile, and goes out, marked possibly
 // incomplete, if the work has not ended within IndexWait. A request is
-// sent again at most once; a pull for diagnostics as often as it is
-// answered during work, within one IndexWait from its first answer:
-// rust-analyzer answered pulls with nothing while it loaded its workspace,
-// in works that follow one another a few milliseconds apart, and an
-// answer taken then said a broken file was clean.
+// sent again as often as it is answered during work, within one IndexWait
+// from its first answer: rust-analyzer loads its workspace in works that
+// follow one another a few milliseconds apart ("Fetching", "Building
+// CrateGraph", "Roots Scanned", ...), and answered pulls with nothing, and
+// references with none or with "content modified", while it did: a broken
+// file was answered clean. A "content modified" error during work is held
+// as an answer is (with a server that has no IndexWait, or past it, it is
+// retried with backoff: requests.go).
 
 // indexWaitOver is the timer message that ends a held answer's wait.
 type indexWaitOver struct{ id uint64 }
 
-// heldAnswer is an answer kept while the server works (pending.held).
+// heldAnswer is an answer kept while the server works (pending.held):
+// a result, or a "content modified" error.
 type heldAnswer struct {
 	result json.RawMessage
+	err    error
 	took   time.Duration
 }
 
-// holdForIndex holds c's answer m when the server works and IndexWait
-// allows the wait within c's deadline; it reports whether it did.
-func (a *serverActor) holdForIndex(c *calls.Call, m *callDone) bool {
+// holdForIndex holds c's answer m (modified: a "content modified" error)
+// when the server works and IndexWait allows the wait within c's
+// deadline; it reports whether it did.
+func (a *serverActor) holdForIndex(c *calls.Call, m *callDone, modified bool) bool {
 	p := pendingOf(c)
 	wait, now := time.Duration(a.cfg.Server.IndexWait), a.cfg.Clock.Now()
-	switch {
-	case p.pull != nil && !p.heldSince.IsZero():
-		wait -= now.Sub(p.heldSince) // what is left of the pull's wait
-	case p.askedAgain:
-		return false
+	if !p.heldSince.IsZero() {
+		wait -= now.Sub(p.heldSince) // what is left of the request's wait
 	}
-	if wait <= 0 || m.err != nil || !a.duringWork(p) || !now.Add(wait).Before(c.Deadline) {
+	if wait <= 0 || m.err != nil && !modified || !a.duringWork(p) || !now.Add(wait).Before(c.Deadline) {
 		return false
 	}
 	if p.heldSince.IsZero() {
 		p.heldSince = now
 	}
 	p.cancel()
-	p.askedAgain = true
 	a.calls.Retry(c.ID) // waiting, out of line until the work ends or the wait does
 	if !a.indexing() {
 		a.calls.Requeue(c.ID) // the work is over: ask again now
 		return true
 	}
-	p.held = &heldAnswer{result: m.result, took: m.took}
+	p.held = &heldAnswer{result: m.result, err: m.err, took: m.took}
 	a.afterIndex = append(a.afterIndex, c.ID)
 	a.timers.After(wait, &indexWaitOver{id: c.ID})
 	return true
@@ -97,5 +100,9 @@ func (a *serverActor) onIndexWaitOver(ctx actor.Context, m *indexWaitOver) {
 	p := pendingOf(c)
 	h := p.held
 	p.held, p.took = nil, h.took
-	a.finish(ctx, m.id, h.result, nil)
+	err := h.err
+	if err != nil && p.pull == nil { // named as onCallDone names a refusal
+		err = fmt.Errorf("%s: %s: %w", a.cfg.Server.ID, p.req.Method, err)
+	}
+	a.finish(ctx, m.id, h.result, err)
 }

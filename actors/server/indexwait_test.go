@@ -62,3 +62,45 @@ func TestAnswerWhileIndexingAskedAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestContentModifiedWhileIndexingWaitsForTheWork: with IndexWait, a
+// request answered "content modified" while the server works (as
+// rust-analyzer answers while it loads its workspace) is sent again when
+// the work ends, not retried within it until its retries run out; without
+// IndexWait, it is retried with backoff and fails while the work lasts.
+func TestContentModifiedWhileIndexingWaitsForTheWork(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wait time.Duration
+		ok   bool
+	}{
+		{"with IndexWait: sent again when the work ends", 8 * time.Second, true}, // within the harness's 10 s deadline
+		{"without: retried, and refused while the work lasts", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := actortest.New(t)
+			// 6 s of work outlast the three retries (0.5, 1 and 2 s apart).
+			srv, record := actortest.FakeServer(t, "--progress", "6s", "--modified-while-progress", "textDocument/hover")
+			srv.IndexWait = config.Duration(tc.wait)
+			pid := h.Spawn(srv, t.TempDir(), nil)
+			h.Await("progress begin", 30*time.Second, func(m any) bool {
+				p, ok := m.(*messages.Progress)
+				return ok && p.Kind == "begin"
+			})
+			resp := h.Request(pid, "textDocument/hover", map[string]any{}, 0)
+			sent := count(testenv.Methods(testenv.Records(t, record)), "textDocument/hover")
+			if !tc.ok {
+				if resp.Err == nil || !strings.Contains(resp.Err.Error(), "content modified") {
+					t.Errorf("hover = %s, %v, want the server's content modified", resp.Result, resp.Err)
+				}
+				return
+			}
+			if resp.Err != nil || !strings.Contains(string(resp.Result), "fake hover") || resp.Indexing {
+				t.Fatalf("hover = %s, %v (indexing %v), want the fake's hover, not marked", resp.Result, resp.Err, resp.Indexing)
+			}
+			if sent != 2 {
+				t.Errorf("hover sent %d times, want 2: once during the work, once after", sent)
+			}
+		})
+	}
+}

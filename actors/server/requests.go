@@ -33,10 +33,10 @@ type pending struct {
 	cancel  context.CancelFunc
 	took    time.Duration // the server's own time for the attempt answered
 	// held is the answer given while the server worked, kept while the
-	// request waits to be sent again (indexwait.go); askedAgain says it was.
-	held       *heldAnswer
-	askedAgain bool
-	heldSince  time.Time // when an answer was first held
+	// request waits to be sent again (indexwait.go); heldSince is when an
+	// answer of it was first held, which bounds its sending again.
+	held      *heldAnswer
+	heldSince time.Time
 	// works is the server's count of work begun (serverActor.works) when
 	// the request was sent, inWork whether work was in progress then: an
 	// answer is about a project the server was loading if either changed.
@@ -150,7 +150,12 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 		return
 	}
 	var rpcErr *messages.RPCError
-	if errors.As(m.err, &rpcErr) && rpcErr.Code == messages.CodeContentModified && c.Attempt < maxContentModifiedRetries {
+	modified := errors.As(m.err, &rpcErr) && rpcErr.Code == messages.CodeContentModified
+	if a.holdForIndex(c, m, modified) {
+		a.dispatchWaiting(ctx) // the slot it held is free
+		return
+	}
+	if modified && c.Attempt < maxContentModifiedRetries {
 		delay := a.cfg.RetryBackoff << c.Attempt
 		if a.cfg.Clock.Now().Add(delay).Before(c.Deadline) {
 			pendingOf(c).cancel()
@@ -159,10 +164,6 @@ func (a *serverActor) onCallDone(ctx actor.Context, m *callDone) {
 			a.dispatchWaiting(ctx) // the slot it held is free
 			return
 		}
-	}
-	if a.holdForIndex(c, m) {
-		a.dispatchWaiting(ctx) // the slot it held is free
-		return
 	}
 	p, err := pendingOf(c), m.err
 	switch {

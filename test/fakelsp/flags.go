@@ -52,6 +52,7 @@ type config struct {
 	progress        time.Duration
 	diagnosing      bool
 	emptyInWork     bool
+	modifiedInWork  methodSet
 	listen          string
 }
 
@@ -60,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c := &config{
 		exitOn: methodSet{}, hangOn: methodSet{}, garbageOn: methodSet{},
 		invalidUTF8On: methodSet{}, delay: durationMap{},
-		contentModified: countMap{}, oversizeOn: countMap{},
+		contentModified: countMap{}, oversizeOn: countMap{}, modifiedInWork: methodSet{},
 	}
 	fs := flag.NewFlagSet("fakelsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -108,6 +109,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.configFirst, "config-first", false, "on initialize, ask workspace/configuration before answering")
 	fs.Var(&c.serverRequests, "server-request", "after initialized send request METHOD with params JSON (null or empty: none): `METHOD=JSON` (repeatable)")
 	fs.DurationVar(&c.progress, "progress", 0, "after initialized report work done progress lasting this `duration`")
+	fs.Var(c.modifiedInWork, "modified-while-progress", "answer `METHOD` with -32801 (content modified) from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace (repeatable)")
 	fs.BoolVar(&c.emptyInWork, "empty-while-progress", false, "answer pulls with no diagnostics from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace")
 	fs.BoolVar(&c.diagnosing, "diagnosing", false, "wrap each publication in a \"diagnosing changed files\" work done progress, as gopls does: begun when the change is taken, ended once the diagnostics (after --push-delay) are out")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")

@@ -37,7 +37,7 @@ func (s *server) handleRequest(m *message) {
 	case s.cfg.garbageOn[r.method]:
 		s.addPending(r.id) // never answered, but $/cancelRequest still works
 		s.write([]byte("{not json!!"))
-	case s.perMethod[r.method] <= s.cfg.contentModified[r.method]:
+	case s.perMethod[r.method] <= s.cfg.contentModified[r.method], s.cfg.modifiedInWork[r.method] && s.working.Load():
 		s.reply(r, nil, &rpcError{Code: codeContentModified, Message: "content modified"})
 	default:
 		s.dispatch(r)
