@@ -14,6 +14,7 @@ import (
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -241,5 +242,39 @@ func TestPullAnsweredWhileLoadingIsAskedAgain(t *testing.T) {
 	r := reports[0]
 	if r.Status != messages.StatusFresh || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "boom" {
 		t.Errorf("report %s %q %+v, want fresh with the error boom", r.Status, r.Detail, r.Diagnostics)
+	}
+}
+
+// TestReferencesWaitForTheServersReadyLine: a server that answers
+// references with nothing until it has found the workspace's files (as
+// pyright does, logging "Found N source files" then) is asked once it has
+// logged its ready line (ReadyLog), and the answer is not marked possibly
+// incomplete; without ReadyLog, its first answer is taken as it is.
+func TestReferencesWaitForTheServersReadyLine(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		readyLog string
+		refs     int
+		indexing bool
+	}{
+		{"with its ready line", "^fake: found the workspace's files$", 1, false},
+		{"without", "", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+			responses := filepath.Join(t.TempDir(), "responses.json")
+			os.WriteFile(responses, []byte(`{"textDocument/references": [{"uri":"`+paths.URI(filepath.Join(ws, "util.py"))+`",
+				"range":{"start":{"line":0,"character":4},"end":{"line":0,"character":10}}}]}`), 0o644)
+			rt, _ := fakeRuntimeIn(t, ws, func(s *config.Server) { s.ReadyLog = tc.readyLog },
+				"--ready-after", "1s", "--responses", responses)
+			ans, err := rt.Session("agent").References(context.Background(), "main.py", agentlsp.Position{Line: 0, Character: 18})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ans.Locations) != tc.refs || ans.Indexing != tc.indexing {
+				t.Errorf("References = %d locations (indexing %v), want %d (indexing %v)", len(ans.Locations),
+					ans.Indexing, tc.refs, tc.indexing)
+			}
+		})
 	}
 }

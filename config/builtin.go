@@ -73,7 +73,10 @@ func pyright() *Server {
 		// It diagnoses open files only: a change's importers are opened
 		// first, so that its answer reports what broke in them.
 		OpenImporters: 5,
-		InstallHint:   installHint("pyright"),
+		// It answers references before it has found the workspace's source
+		// files, and logs this once it has.
+		ReadyLog:    `^(Found \d+ source files?|No source files found)`,
+		InstallHint: installHint("pyright"),
 	}
 }
 

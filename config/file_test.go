@@ -87,7 +87,7 @@ func parseAndMerge(in string) error {
 
 const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, indexWait, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
-	"openForWorkspace, openImporters, openTargets, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
+	"openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
 
 func TestValidationErrors(t *testing.T) {
@@ -109,6 +109,8 @@ func TestValidationErrors(t *testing.T) {
 		{gopls(`"settings": "x"`), `agentlsp.json: servers.gopls.settings: want an object, got "x"`},
 		{gopls(`"disabled": "yes"`), `agentlsp.json: servers.gopls.disabled: want true or false, got "yes"`},
 		{gopls(`"maxRestarts": 1.5`), `agentlsp.json: servers.gopls.maxRestarts: want an integer, got 1.5`},
+		{gopls(`"readyLog": "^(Found"`), "agentlsp.json: servers.gopls.readyLog: readyLog is not a regular expression: " +
+			"error parsing regexp: missing closing ): `^(Found`"},
 		{gopls(`"command": ""`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": null`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": " \t"`), `agentlsp.json: servers.gopls.command: empty command`},

@@ -121,6 +121,14 @@ type Server struct {
 	// rust-analyzer answered pulls with nothing while it loaded its
 	// workspace.
 	IndexWait Duration `json:"indexWait,omitempty"`
+	// ReadyLog is a regular expression (Go syntax) matching a line the
+	// server logs (window/logMessage) once it knows its workspace's files:
+	// after each start, the requests whose answers come from a search of
+	// the workspace (references, implementations, incoming calls,
+	// workspace symbols) wait for that line, at most 10 s. pyright answered
+	// references before it had found its source files ("Found N source
+	// files"), naming a function's declaration alone. "": none wait.
+	ReadyLog string `json:"readyLog,omitempty"`
 	// OpenForWorkspace: the server answers a workspace request (a symbol
 	// search) only about projects it has loaded, and loads one when one of
 	// its files is open; the router then opens one of its files under the

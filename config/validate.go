@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -61,6 +62,10 @@ func checkField(s *Server, name string, v reflect.Value) string {
 	case "openTargets":
 		if s.OpenTargets > MaxOpenTargets {
 			return fmt.Sprintf("openTargets %d is more than %d", s.OpenTargets, MaxOpenTargets)
+		}
+	case "readyLog":
+		if _, err := regexp.Compile(s.ReadyLog); err != nil {
+			return fmt.Sprintf("readyLog is not a regular expression: %v", err)
 		}
 	case "openImporters":
 		if s.OpenImporters > MaxOpenTargets {

@@ -36,6 +36,7 @@ func (a *serverActor) onEvent(ctx actor.Context, m *incEvent) {
 		}
 		if json.Unmarshal(m.params, &p) == nil {
 			a.cfg.Logger.Debug("server message", "server", a.cfg.Server.ID, "type", p.Type, "message", p.Message)
+			a.onServerLog(ctx, p.Message)
 		}
 	}
 }

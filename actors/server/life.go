@@ -106,6 +106,7 @@ func (a *serverActor) onIncStarted(ctx actor.Context, m *incStarted) {
 	}
 	a.caps, a.osPID, a.broken, a.lastErr = caps, m.osPID, false, nil
 	a.runningSince = a.cfg.Clock.Now()
+	a.awaitReady()
 	a.setState(ctx, messages.StateRunning, nil)
 	a.reopenAll(ctx)
 	a.dispatchWaiting(ctx)

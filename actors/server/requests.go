@@ -117,6 +117,9 @@ func (a *serverActor) dispatchWaiting(ctx actor.Context) {
 // dispatch sends a call on the running connection.
 func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 	p := pendingOf(c)
+	if a.holdUntilReady(p, c.ID) {
+		return
+	}
 	remaining := c.Deadline.Sub(a.cfg.Clock.Now())
 	if remaining <= 0 {
 		a.finish(ctx, c.ID, nil, a.serverError(messages.ErrRequestTimeout, nil, nil))
@@ -254,9 +257,14 @@ func (a *serverActor) finish(ctx actor.Context, id uint64, result json.RawMessag
 const coldIndex = 10 * time.Second
 
 // cold reports whether an answer to method may be incomplete because the
-// server started a moment ago: workspace symbols come from an index.
+// server started a moment ago: workspace symbols come from an index; with
+// a ready line to wait for (ready.go) that did not come, references,
+// implementations and callers too, from a search of the files it knows
+// (pyright named a function's declaration alone). A server that logged
+// its ready line knows its files.
 func (a *serverActor) cold(method string) bool {
-	return method == "workspace/symbol" && a.cfg.Clock.Now().Sub(a.runningSince) < coldIndex
+	return (method == "workspace/symbol" || a.readyLog != nil && workspaceWide(method)) && !a.readySeen &&
+		a.cfg.Clock.Now().Sub(a.runningSince) < coldIndex
 }
 
 func (a *serverActor) reply(ctx actor.Context, to *actor.PID, id uint64, result json.RawMessage, err error) {

@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"math/rand/v2"
+	"regexp"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -70,8 +71,9 @@ func NewProps(cfg Config) *actor.Props {
 		cfg.Rand = rand.Float64
 	}
 	st := &durable{docs: docs.New(), budget: supervisor.NewBudget(cfg.Policy)}
+	readyLog := compileReadyLog(cfg.Server.ReadyLog)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &serverActor{cfg: cfg, lim: lim, st: st}
+		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog}
 	}, cfg.Dispatcher.Options()...)
 }
 
@@ -126,6 +128,13 @@ type serverActor struct {
 	idleTimer    uint64
 	nextPull     uint64
 	runningSince time.Time // when the current process finished its handshake
+	// The wait for the server's ready line (ready.go): its pattern, whether
+	// it is awaited, whether this incarnation logged it, and the requests
+	// parked until then.
+	readyLog   *regexp.Regexp
+	notReady   bool
+	readySeen  bool
+	afterReady []uint64
 }
 
 // Receive dispatches one message; it never blocks.
@@ -166,6 +175,8 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onCallExpired(ctx, m)
 	case *indexWaitOver:
 		a.onIndexWaitOver(ctx, m)
+	case *readyOver:
+		a.onReadyOver(ctx, m)
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
 		*messages.SaveDocument, *messages.CloseDocument:
 		a.activity++

@@ -53,6 +53,7 @@ type config struct {
 	diagnosing      bool
 	emptyInWork     bool
 	modifiedInWork  methodSet
+	readyAfter      time.Duration
 	listen          string
 }
 
@@ -109,6 +110,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.configFirst, "config-first", false, "on initialize, ask workspace/configuration before answering")
 	fs.Var(&c.serverRequests, "server-request", "after initialized send request METHOD with params JSON (null or empty: none): `METHOD=JSON` (repeatable)")
 	fs.DurationVar(&c.progress, "progress", 0, "after initialized report work done progress lasting this `duration`")
+	fs.DurationVar(&c.readyAfter, "ready-after", 0, "for this `duration` after initialized answer references, implementations, incoming calls and workspace symbols with nothing found, then log \""+readyLine+"\" (window/logMessage), as pyright answers before it has found its source files")
 	fs.Var(c.modifiedInWork, "modified-while-progress", "answer `METHOD` with -32801 (content modified) from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace (repeatable)")
 	fs.BoolVar(&c.emptyInWork, "empty-while-progress", false, "answer pulls with no diagnostics from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace")
 	fs.BoolVar(&c.diagnosing, "diagnosing", false, "wrap each publication in a \"diagnosing changed files\" work done progress, as gopls does: begun when the change is taken, ended once the diagnostics (after --push-delay) are out")

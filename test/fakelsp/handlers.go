@@ -27,6 +27,10 @@ var defaultResults = map[string]any{
 	"callHierarchy/outgoingCalls":       nil,
 }
 
+// workspaceWide are the methods --ready-after answers with nothing.
+var workspaceWide = map[string]bool{"textDocument/references": true, "textDocument/implementation": true,
+	"callHierarchy/incomingCalls": true, "workspace/symbol": true}
+
 // handleRequest answers a request, or misbehaves as the flags say.
 func (s *server) handleRequest(m *message) {
 	r := &request{id: m.ID, method: m.Method, params: m.Params}
@@ -71,6 +75,10 @@ func (s *server) dispatch(r *request) {
 
 // navigate answers from --responses, then from defaultResults.
 func (s *server) navigate(r *request) {
+	if s.notReady.Load() && workspaceWide[r.method] {
+		s.reply(r, []any{}, nil) // nothing found: --ready-after
+		return
+	}
 	if raw, ok := s.cfg.responses[r.method]; ok {
 		s.reply(r, raw, nil)
 		return

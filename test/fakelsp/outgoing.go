@@ -8,6 +8,9 @@ import (
 // progressToken is the token of --progress.
 const progressToken = "fake-index"
 
+// readyLine is what --ready-after logs once the fake is ready.
+const readyLine = "fake: found the workspace's files"
+
 // afterInitialized sends the fake's own requests once the client is ready:
 // dynamic registration, --server-request in order, then --progress.
 func (s *server) afterInitialized() {
@@ -19,6 +22,13 @@ func (s *server) afterInitialized() {
 	}
 	for i, sr := range s.cfg.serverRequests {
 		s.call(serverRequestID(i), sr.method, sr.params, nil)
+	}
+	if s.cfg.readyAfter > 0 {
+		s.notReady.Store(true)
+		s.sched.after(s.cfg.readyAfter, func() {
+			s.notReady.Store(false)
+			s.notify("window/logMessage", map[string]any{"type": 3, "message": readyLine})
+		})
 	}
 	if s.cfg.progress > 0 {
 		s.working.Store(true)

@@ -100,6 +100,8 @@ type server struct {
 	// working: the --progress work has not ended (set at initialized,
 	// cleared by the scheduler at its end).
 	working atomic.Bool
+	// notReady: --ready-after has not passed since initialized.
+	notReady atomic.Bool
 }
 
 func newServer(cfg *config, w io.Writer, log *logger, rec *recorder, e env) *server {

@@ -166,3 +166,12 @@ func (q *Queue) Drain() []*Call {
 // Len is the number of calls held; InFlight of those sent.
 func (q *Queue) Len() int      { return len(q.calls) }
 func (q *Queue) InFlight() int { return q.inFlight }
+
+// Park takes an in-flight call back to waiting, out of line, without
+// counting an attempt: it goes again when Requeue puts it back.
+func (q *Queue) Park(id uint64) {
+	if c, ok := q.calls[id]; ok && c.State == InFlight {
+		c.State = Waiting
+		q.inFlight--
+	}
+}
