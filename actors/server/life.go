@@ -37,6 +37,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	a.pulls.Reset()
 	clear(a.progress)
 	a.afterIndex = nil // their calls were drained and wait for this start
+	a.notReady, a.readySeen = false, false // ready.go; afterReady's calls wait for this start's line
 	a.setState(ctx, messages.StateStarting, nil)
 
 	srv, lim := a.cfg.Server, a.lim

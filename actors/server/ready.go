@@ -34,10 +34,10 @@ func workspaceWide(method string) bool {
 	return false
 }
 
-// awaitReady starts an incarnation's wait for its ready line.
+// awaitReady starts an incarnation's wait for its ready line, once it
+// runs, unless the line came already.
 func (a *serverActor) awaitReady() {
-	a.readySeen = false
-	if a.readyLog == nil {
+	if a.readyLog == nil || a.readySeen {
 		return
 	}
 	a.notReady = true
@@ -55,10 +55,14 @@ func (a *serverActor) holdUntilReady(p *pending, id uint64) bool {
 	return true
 }
 
-// onServerLog notes the server's ready line.
+// onServerLog notes the server's ready line, which may come before its
+// answer to initialize.
 func (a *serverActor) onServerLog(ctx actor.Context, message string) {
-	if a.notReady && a.readyLog.MatchString(message) {
-		a.readySeen = true
+	if a.readyLog == nil || a.readySeen || !a.readyLog.MatchString(message) {
+		return
+	}
+	a.readySeen = true
+	if a.notReady {
 		a.ready(ctx)
 	}
 }
