@@ -24,12 +24,10 @@ const MaxDiagnosticsFiles = 50
 // honestly when it is not current.
 const noWait = time.Millisecond
 
-// startupWait bounds how long a waiting diagnostics call keeps asking
-// while a server is still starting or indexing.
+// startupWait bounds how long a waiting diagnostics call waits past the
+// diagnostics timeout while a server says it is at work on the files
+// (starting, loading, diagnosing: agentlsp.WithWorkingTimeout).
 const startupWait = 30 * time.Second
-
-// retryGap is the least time between two such tries.
-const retryGap = 250 * time.Millisecond
 
 // DiagnosticsInput is the diagnostics tool's input.
 type DiagnosticsInput struct {
@@ -163,37 +161,14 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 
 // fileReports re-syncs the files and gets their diagnostics. Waiting, it
 // waits past the diagnostics timeout while a server says it is at work on
-// them (starting, loading, diagnosing: agentlsp.WithWorkingTimeout), and
-// asks again while one is still starting or indexing (not_ready), for up
-// to startupWait in all: the first call after a server starts can take
-// longer than the diagnostics timeout (gopls's first load of a module
+// them, for up to startupWait: the first call after a server starts can
+// take longer than the diagnostics timeout (gopls's first load of a module
 // diagnosed for 5-7 s). Not waiting, it takes what is known.
 func (t *tools) fileReports(ctx context.Context, files []string, wait bool) ([]messages.FileReport, error) {
 	if !wait {
 		return t.session.Diagnostics(ctx, files, agentlsp.WithTimeout(noWait))
 	}
-	deadline := time.Now().Add(startupWait)
-	for {
-		asked := time.Now()
-		reports, err := t.session.Diagnostics(ctx, files, agentlsp.WithWorkingTimeout(time.Until(deadline)))
-		if err != nil || time.Now().After(deadline) || !slices.ContainsFunc(reports, notReady) {
-			return reports, err
-		}
-		// Never ask more often than every retryGap, whatever the answer's speed.
-		timer := time.NewTimer(time.Until(asked.Add(retryGap)))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
-	}
-}
-
-// notReady reports a file whose server is still starting or indexing (not
-// one that crashed: that answer says so at once).
-func notReady(r messages.FileReport) bool {
-	return r.Status == messages.StatusNotReady && !strings.Contains(r.Detail, "crashed")
+	return t.session.Diagnostics(ctx, files, agentlsp.WithWorkingTimeout(startupWait))
 }
 
 // checkFiles checks the files before anything is synced: it returns those

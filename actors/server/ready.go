@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"regexp"
 	"time"
 
@@ -85,15 +86,17 @@ func (a *serverActor) ready(ctx actor.Context) {
 	a.dispatchWaiting(ctx)
 }
 
-// compileReadyLog compiles a definition's ReadyLog (validated with the
-// configuration); nil when it has none.
-func compileReadyLog(expr string) *regexp.Regexp {
+// compileReadyLog compiles a definition's ReadyLog; nil when it has none,
+// or when it is no regular expression (a configuration file's is refused
+// when read; one a program built is logged and not waited for).
+func compileReadyLog(expr string, logger *slog.Logger, id string) *regexp.Regexp {
 	if expr == "" {
 		return nil
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil // config.Validate refuses it first
+		logger.Warn("readyLog is not a regular expression; not waiting for a ready line", "server", id, "err", err)
+		return nil
 	}
 	return re
 }

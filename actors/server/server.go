@@ -71,7 +71,7 @@ func NewProps(cfg Config) *actor.Props {
 		cfg.Rand = rand.Float64
 	}
 	st := &durable{docs: docs.New(), budget: supervisor.NewBudget(cfg.Policy)}
-	readyLog := compileReadyLog(cfg.Server.ReadyLog)
+	readyLog := compileReadyLog(cfg.Server.ReadyLog, cfg.Logger, cfg.Server.ID)
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog}
 	}, cfg.Dispatcher.Options()...)
