@@ -167,5 +167,5 @@ func (a *serverActor) retryIfBroken(ctx actor.Context) {
 func (a *serverActor) tellSent(ctx actor.Context, d *docs.Document, closed, touch bool) {
 	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
 		Version: d.Version, View: d.SentSeq, Closed: closed, OpenOnly: a.cfg.Server.OpenImporters > 0, Touch: touch,
-		Pulls: len(a.providers()) > 0})
+		Pulls: a.offersPull()})
 }

@@ -24,6 +24,21 @@ const pullMethod = "textDocument/diagnostic"
 // ids callers choose.
 const pullIDBase = 1 << 62
 
+// offersPull reports whether the server has a pull provider, as providers
+// would list one, without building the list: it is asked for every
+// version sent (DocumentSent.Pulls).
+func (a *serverActor) offersPull() bool {
+	if a.caps.tsserver || a.caps.pull != nil {
+		return true
+	}
+	for _, r := range a.regs {
+		if r.Method == pullMethod && parsePullProvider(r.RegisterOptions) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // providers lists the pull providers in force: the static one, then the
 // dynamic registrations by id.
 func (a *serverActor) providers() []pulls.Provider {
