@@ -146,6 +146,9 @@ type ServerVersion struct {
 	Version int32
 	Changed bool
 	SentAt  time.Time
+	// Barrier, for a document not touched, is the touch that stands for
+	// its touch; SentAt is then when that touch was sent.
+	Barrier *Barrier
 	Err     error
 }
 

@@ -103,9 +103,27 @@ type ChangeDocument struct {
 // (another document, a file on disk): the server then diagnoses it again
 // in a workspace that includes every earlier change, and diagnostics for
 // the new version are fresh. Changed is false in the reply when nothing
-// changed since. The reply is DocumentSynced.
+// changed since. The reply is DocumentSynced; its Barrier, when set,
+// stands for the touch (see Barrier).
 type TouchDocument struct {
 	URI string
+}
+
+// Barrier is a touch of another document that stands for a touch not
+// sent (DocumentSynced, ServerVersion). A server that signals the end of
+// each diagnosis (gopls's "diagnosing" progress) and publishes, when a
+// diagnosis ends, every open document whose diagnostics it changed, has
+// described every open document as of the last change it was sent once
+// it described that change and said its diagnosis of it ended. When that
+// last change was itself a touch, touching another document as well would
+// only make the server diagnose the same workspace again: a check of 478
+// files touched 478 times, and each touch cost gopls a new snapshot. The
+// document's diagnostics are then fresh once the server published URI at
+// Version or later and went quiet after SentAt, when the touch was sent.
+type Barrier struct {
+	URI     string
+	Version int32
+	SentAt  time.Time
 }
 
 // AwaitPulled asks a server actor to answer (Pulled) once each of the
@@ -138,6 +156,7 @@ type DocumentSynced struct {
 	URI     string
 	Version int32
 	Changed bool // false when the text was already current and nothing was sent
+	Barrier *Barrier // a TouchDocument's: the touch of another document that stands for this one's
 	Err     error
 }
 

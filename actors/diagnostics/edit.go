@@ -142,6 +142,10 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 	if w.Err != nil || a.server(w.ServerKey).broken {
 		return true, true
 	}
+	if w.Barrier != nil {
+		done = a.barrierPassed(e, w)
+		return done, done
+	}
 	en := a.store.Get(store.Key{Server: w.ServerKey, URI: e.URI})
 	if en.Pull != nil && en.Pull.Version >= w.Version {
 		return true, true
@@ -159,6 +163,24 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 		}
 	}
 	return false, false
+}
+
+// barrierPassed reports whether the server, which was not touched for
+// e's document because the touch w.Barrier stands for it, has described
+// that touch's version, said its diagnosis since the touch was sent
+// (w.SentAt) ended with none running, and holds diagnostics of the
+// document's version: what it published of the document is then current
+// as of the touch (messages.Barrier).
+func (a *diagnosticsActor) barrierPassed(e *edits.Edit, w *edits.Wait) bool {
+	v := a.server(w.ServerKey)
+	if !v.signals || v.diagnoses > 0 || !v.diagBegan.After(w.SentAt) {
+		return false
+	}
+	described := func(uri string, version int32) bool {
+		p := a.store.Get(store.Key{Server: w.ServerKey, URI: uri}).Push
+		return p != nil && p.HasVersion && p.Version >= version
+	}
+	return described(w.Barrier.URI, w.Barrier.Version) && described(e.URI, w.Version)
 }
 
 func (a *diagnosticsActor) onEditSettled(ctx actor.Context, m *editSettled) {

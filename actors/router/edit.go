@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -90,11 +91,27 @@ func (r *routerActor) namedURIs(m *messages.Edit) []string {
 	}
 	out := make([]string, 0, len(m.Named))
 	for _, p := range m.Named {
-		if abs, err := r.inWorkspace(p); err == nil {
+		if abs, ok := r.openAt(p); ok {
+			out = append(out, paths.URI(abs))
+		} else if abs, err := r.inWorkspace(p); err == nil {
 			out = append(out, paths.URI(abs))
 		}
 	}
 	return out
+}
+
+// openAt returns the path of the open document p names as it is, without
+// resolving symlinks: every call of a check names all its files, which
+// are open, and resolving each name of each call (without a watcher, that
+// caches them) took a check of 478 files 228,000 walks of their paths in
+// this actor, two of its 16 seconds.
+func (r *routerActor) openAt(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.cfg.Workspace, p)
+	}
+	p = filepath.Clean(p)
+	_, ok := r.docs[p]
+	return p, ok
 }
 
 // syncError is why a sync sent nothing: a path error, or every server

@@ -160,7 +160,8 @@ func (r *routerActor) textSent(doc *document) bool {
 
 // touchUnchanged asks the servers that got nothing new to diagnose the
 // document again if anything changed on them since its version, and then
-// answers with every server's version.
+// answers with every server's version. A server may answer with the touch
+// of another document that stands for this one's (messages.Barrier).
 func (r *routerActor) touchUnchanged(ctx actor.Context, doc *document, fs *messages.FileSynced, done answer) {
 	var idx []int
 	for i, sv := range fs.Servers {
@@ -181,6 +182,9 @@ func (r *routerActor) touchUnchanged(ctx actor.Context, doc *document, fs *messa
 		ctx.ReenterAfter(f, func(res any, err error) {
 			if s, ok := res.(*messages.DocumentSynced); ok && err == nil && s.Err == nil {
 				fs.Servers[i].Version, fs.Servers[i].Changed = s.Version, s.Changed
+				if s.Barrier != nil { // another document's touch stands for this one's
+					fs.Servers[i].Barrier, fs.Servers[i].SentAt = s.Barrier, s.Barrier.SentAt
+				}
 			}
 			if left--; left == 0 {
 				doc.versions = fs.Servers

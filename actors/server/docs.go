@@ -34,6 +34,11 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 	case *messages.TouchDocument:
 		uri = m.URI
 		a.retryIfBroken(ctx)
+		if b, ok := a.barrier(m.URI); ok {
+			out := a.synced(docs.Result{Doc: a.st.docs.Get(m.URI)})
+			out.Barrier = b
+			return out
+		}
 		res, err = a.st.docs.Touch(m.URI)
 	case *messages.SaveDocument:
 		uri = m.URI
@@ -70,6 +75,9 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 		return
 	}
 	a.tellSent(ctx, r.Doc, false, r.Touched)
+	if r.Touched && !r.Opened {
+		a.noteTouch(r.Doc)
+	}
 	switch {
 	case r.Opened:
 		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI), edited)

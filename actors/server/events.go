@@ -85,7 +85,7 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 		diagnosing = strings.HasPrefix(p.Value.Title, "diagnosing")
 		kind := workIndexing
 		if diagnosing {
-			kind = workDiagnosis
+			kind, a.signals = workDiagnosis, true
 		}
 		a.progress[token] = kind
 		if kind == workIndexing {

@@ -36,6 +36,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	clear(a.matchers)
 	a.pulls.Reset()
 	clear(a.progress)
+	a.signals, a.lastTouch = false, touchMark{}
 	a.afterIndex = nil                     // their calls were drained and wait for this start
 	a.notReady, a.readySeen = false, false // ready.go; afterReady's calls wait for this start's line
 	a.setState(ctx, messages.StateStarting, nil)

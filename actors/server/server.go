@@ -116,6 +116,11 @@ type serverActor struct {
 	// in progress ends (indexwait.go); at most the calls held.
 	afterIndex []uint64
 	works      uint64 // indexing works begun, ever: see pending.works
+	// signals: this incarnation reported a diagnosis of changes (gopls's
+	// "diagnosing" progress), whose end says its diagnostics are
+	// complete; lastTouch is the last touch sent to it (barrier.go).
+	signals   bool
+	lastTouch touchMark
 
 	calls   *calls.Queue
 	timers  *lifecycle.Timers

@@ -18,6 +18,7 @@ var messageTypes = []reflect.Type{
 	reflect.TypeFor[messages.Attached](),
 	reflect.TypeFor[messages.AwaitEdit](),
 	reflect.TypeFor[messages.AwaitPulled](),
+	reflect.TypeFor[messages.Barrier](),
 	reflect.TypeFor[messages.BarrierStats](),
 	reflect.TypeFor[messages.BatchAck](),
 	reflect.TypeFor[messages.Cancel](),
