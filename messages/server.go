@@ -155,7 +155,7 @@ type CloseDocument struct {
 type DocumentSynced struct {
 	URI     string
 	Version int32
-	Changed bool // false when the text was already current and nothing was sent
+	Changed bool     // false when the text was already current and nothing was sent
 	Barrier *Barrier // a TouchDocument's: the touch of another document that stands for this one's
 	Err     error
 }
