@@ -18,7 +18,7 @@ import (
 
 // TestMain checks, after the tests, for leaked goroutines (goleak) and
 // child processes; see testenv.Main.
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.MainWith(m, runDir) }
 
 // runTimeout bounds one command in the tests: real servers take seconds
 // on their first start.

@@ -30,14 +30,24 @@ const (
 // marker in its environment, the test binary is the fake language server;
 // otherwise it runs the tests and then checks that no goroutine leaked and
 // no child process (or grandchild) outlived them.
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainWith(m, nil) }
+
+// MainWith is Main with setup run before the tests (not in the fake
+// server's processes, which run the test binary too), and the cleanup it
+// returns run after them.
+func MainWith(m *testing.M, setup func() (cleanup func())) {
 	if os.Getenv(fakeEnv) == "1" {
 		os.Exit(fakelsp.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	// Every process the tests start inherits this marker, so leftovers can
 	// be found even after they were re-parented.
 	os.Setenv(ownerEnv, strconv.Itoa(os.Getpid()))
+	cleanup := func() {}
+	if setup != nil {
+		cleanup = setup()
+	}
 	code := m.Run()
+	cleanup()
 	if code == 0 {
 		if left := waitNoProcesses(10 * time.Second); len(left) > 0 {
 			fmt.Fprintf(os.Stderr, "testenv: child processes outlived the tests: %v\n", left)
