@@ -279,8 +279,12 @@ func (a *diagnosticsActor) logRelease(e *edits.Edit, timedOut string) {
 		if v := a.servers[w.ServerKey]; v != nil {
 			began, running = v.diagBegan, v.diagnoses
 		}
-		waits = append(waits, fmt.Sprintf("%s v%d sent %s done %v pulled %v; %s; diagnosis began %s, running %d",
-			w.ServerID, w.Version, w.SentAt.Format("15:04:05.000"), w.Done, w.Pulled, held, began.Format("15:04:05.000"), running))
+		barrier := ""
+		if b := w.Barrier; b != nil {
+			barrier = fmt.Sprintf(" (the touch of %s v%d stands for its own)", b.URI, b.Version)
+		}
+		waits = append(waits, fmt.Sprintf("%s v%d sent %s%s done %v pulled %v; %s; diagnosis began %s, running %d",
+			w.ServerID, w.Version, w.SentAt.Format("15:04:05.000"), barrier, w.Done, w.Pulled, held, began.Format("15:04:05.000"), running))
 	}
 	a.cfg.Logger.Debug("edit answered", "uri", e.URI, "session", e.Session, "edit", e.ID,
 		"settling", e.Settling(), "timedOut", timedOut, "waits", waits)

@@ -3,6 +3,7 @@ package fresh
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -81,4 +82,60 @@ func goplsCheckFiles(t *testing.T, ws string, rels []string) map[string][]string
 		sort.Strings(e)
 	}
 	return errs
+}
+
+// TestOneTouchStandsForTheOthersOnGopls: a diagnostics call about several
+// files after a change on disk to a file it does not name touches one of
+// them on gopls, and that touch stands for the others' (messages.Barrier):
+// gopls publishes, when its diagnosis ends, every open file whose errors
+// changed, so what it published of the others is current once it
+// described the touch and its diagnosis of it ended. Each round breaks or
+// mends util.go, which the named files use, and every named file must
+// agree with `gopls check` of the same files at the same moment; the
+// runtime's debug log must show that other files were answered by a
+// touch not their own, or this tests the touch of each file again.
+func TestOneTouchStandsForTheOthersOnGopls(t *testing.T) {
+	const good = "package main\n\nfunc helper() int { return 1 }\n"
+	const bad = "package main\n\nfunc helper2() int { return 1 }\n"
+	files := map[string]string{"go.mod": "module barrier\n\ngo 1.22\n", "util.go": good}
+	var names []string
+	for i := range 5 {
+		name := fmt.Sprintf("u%d.go", i)
+		files[name] = fmt.Sprintf("package main\n\nfunc use%d() int { return helper() }\n", i)
+		names = append(names, name)
+	}
+	files["u0.go"] += "\nfunc main() {}\n"
+	ws := workspace(t, files)
+	var log testenv.Buffer
+	s := startLogged(t, ws, slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))).Session("agent")
+	for round := range 4 {
+		text := good
+		if round%2 == 0 {
+			text = bad
+		}
+		write(t, ws, "util.go", text)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		reports, err := s.Diagnostics(ctx, names)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := goplsCheckFiles(t, ws, names)
+		for i, name := range names {
+			r := reports[i]
+			if r.Status != "fresh" {
+				t.Errorf("round %d, %s: %s (%s), want fresh", round, name, r.Status, r.Detail)
+				continue
+			}
+			if got := errorsOf(r); !slices.Equal(got, want[name]) {
+				t.Errorf("round %d, %s: fresh with errors %q, gopls check says %q", round, name, got, want[name])
+			}
+		}
+		if broken := len(want["u1.go"]) > 0; broken != (text == bad) {
+			t.Fatalf("round %d: gopls check says u1.go has errors %q with util.go %q: the test no longer tests anything", round, want["u1.go"], text)
+		}
+	}
+	if !strings.Contains(log.String(), "stands for its own") {
+		t.Error("no file was answered by another's touch: the barrier was never used")
+	}
 }

@@ -62,11 +62,17 @@ func write(t *testing.T, ws, rel, text string) {
 // start starts a runtime with the file watcher on the workspace.
 func start(t *testing.T, ws string) *agentlsp.Runtime {
 	t.Helper()
-	testenv.ServerBinary(t, "gopls")
 	var lg *slog.Logger
 	if os.Getenv("FRESH_DEBUG") != "" {
 		lg = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	return startLogged(t, ws, lg)
+}
+
+// startLogged is start with the runtime's log going to lg.
+func startLogged(t *testing.T, ws string, lg *slog.Logger) *agentlsp.Runtime {
+	t.Helper()
+	testenv.ServerBinary(t, "gopls")
 	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws,
 		DiagnosticsTimeout: 20 * time.Second, Logger: lg})
 	if err != nil {
