@@ -84,3 +84,83 @@ func countMethod(rs []testenv.Record, method string) int {
 	}
 	return n
 }
+
+// TestEveryOpenIsPulledBeyondTheQueue: more documents opened at once than
+// the call queue holds (4 in flight, 12 waiting) are each pulled, their
+// pulls waiting their turn in the actor rather than refused as overloaded
+// (251 TypeScript files opened at once had 560 pulls refused, and files
+// whose round failed waited for a pull that never came), and an agent's
+// request meanwhile finds room in the queue.
+func TestEveryOpenIsPulledBeyondTheQueue(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", "textDocument/diagnostic=20ms")
+	srv.MaxInFlight = 4
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	const n = 60
+	for i := range n {
+		h.Open(pid, docURIn(i), "x\n")
+	}
+	if resp := h.Request(pid, "textDocument/hover", map[string]any{}, 0); resp.Err != nil {
+		t.Errorf("a request while the pulls wait: %v", resp.Err)
+	}
+	for i := range n {
+		h.AwaitDiagnostics(docURIn(i), func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 1 })
+	}
+}
+
+// TestATouchAfterATouchPullsItsDocumentAlone: on a server whose pull
+// diagnostics depend on other files, a touch re-pulls the other open
+// documents (what the changes before it did to them), but a touch right
+// after a touch pulls its own document alone: a touch changes no text.
+func TestATouchAfterATouchPullsItsDocumentAlone(t *testing.T) {
+	h := actortest.New(t)
+	srv, record := actortest.FakeServer(t, "--pull", "--no-push", "--inter-file")
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	uris := []string{docURIn(0), docURIn(1), docURIn(2)}
+	for _, u := range uris {
+		h.Open(pid, u, "x\n")
+	}
+	pulled := func() map[string]int {
+		out := map[string]int{}
+		for _, r := range testenv.Records(t, record) {
+			var p struct {
+				TextDocument struct{ URI string } `json:"textDocument"`
+			}
+			if r.Method == "textDocument/diagnostic" && json.Unmarshal(r.Params, &p) == nil {
+				out[p.TextDocument.URI]++
+			}
+		}
+		return out
+	}
+	settled := func(what string) map[string]int {
+		t.Helper()
+		var got map[string]int
+		testenv.Eventually(t, 30*time.Second, what, func() bool {
+			if h.Status(pid).InFlight > 0 {
+				return false
+			}
+			got = pulled()
+			return true
+		})
+		return got
+	}
+	before := settled("the pulls of the opens")
+	h.Change(pid, uris[2], "y\n") // a real change: the next touch accounts for it
+	afterChange := settled("the pulls of the change")
+	for _, u := range uris[:2] {
+		if s := h.Ask(pid, &messages.TouchDocument{URI: u}).(*messages.DocumentSynced); !s.Changed {
+			t.Fatalf("touch of %s = %+v, want a new version", u, s)
+		}
+		h.AwaitDiagnostics(u, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 2 })
+	}
+	after := settled("the pulls of the touches")
+	want := map[string]int{uris[0]: 1, uris[1]: 2, uris[2]: 1} // a, with b and c; then b alone
+	for _, u := range uris {
+		if got := after[u] - afterChange[u]; got != want[u] {
+			t.Errorf("%s pulled %d times by the two touches, want %d (before: %v, after the change: %v, after: %v)",
+				u, got, want[u], before, afterChange, after)
+		}
+	}
+}

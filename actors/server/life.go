@@ -35,6 +35,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	clear(a.regs)
 	clear(a.matchers)
 	a.pulls.Reset()
+	a.dropPulls()
 	clear(a.progress)
 	a.signals, a.lastTouch = false, touchMark{}
 	a.afterIndex = nil                     // their calls were drained and wait for this start

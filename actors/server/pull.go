@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -89,17 +90,64 @@ func (a *serverActor) pullTarget(d *docs.Document) pulls.Doc {
 	return pulls.Doc{URI: d.URI, Version: d.Version, Seq: d.SentSeq, View: a.st.docs.Seq()}
 }
 
-// sendPulls queues the pull calls; one the queue refuses counts as failed,
-// so its round still ends.
+// sendPulls queues the pull calls, at most maxQueuedPulls of them in the
+// call queue at a time, the rest in the backlog until earlier ones are
+// answered; one the queue refuses, or beyond the backlog's bound, counts
+// as failed, so its round still ends (and publishes nothing).
 func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
 	for i := range reqs {
-		r := reqs[i]
+		if len(a.pullBacklog) >= maxPullBacklog {
+			a.onPullDone(ctx, &reqs[i], nil, a.serverError(messages.ErrOverloaded,
+				fmt.Errorf("%d pulls for diagnostics waiting", len(a.pullBacklog)), nil))
+			continue
+		}
+		a.pullBacklog = append(a.pullBacklog, reqs[i])
+	}
+	a.flushPulls(ctx)
+	a.dispatchWaiting(ctx)
+}
+
+// Bounds of the actor's own pulls. The pulls go to the call queue
+// maxQueuedPulls at a time (at most half the server's requests in flight): 251 TypeScript files opened at
+// once asked for more pulls than the queue holds (64 in flight, 192
+// waiting), the queue refused the rest as overloaded, those rounds failed
+// and their files waited for a pull that never came, and an agent's own
+// request found the queue full of pulls. maxPullBacklog bounds the pulls
+// waiting their turn: a document has one round in flight at a time, so
+// it is reached only with that many documents open.
+const (
+	maxQueuedPulls = 16
+	maxPullBacklog = 8192
+)
+
+// flushPulls moves pulls from the backlog to the call queue while fewer
+// than maxQueuedPulls are there; a pull for a document closed since is
+// dropped (its round was forgotten with it).
+func (a *serverActor) flushPulls(ctx actor.Context) {
+	limit := max(1, min(maxQueuedPulls, a.lim.MaxInFlight/2)) // room left for agents' requests
+	for len(a.pullBacklog) > 0 && a.pullsQueued < limit {
+		r := a.pullBacklog[0]
+		a.pullBacklog[0] = pulls.Request{}
+		a.pullBacklog = a.pullBacklog[1:]
+		if !a.st.docs.IsOpen(r.URI) {
+			continue
+		}
 		a.nextPull++
 		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r}); err != nil {
 			a.onPullDone(ctx, &r, nil, err)
+			continue
 		}
+		a.pullsQueued++
 	}
-	a.dispatchWaiting(ctx)
+	if len(a.pullBacklog) == 0 {
+		a.pullBacklog = nil // let the array go
+	}
+}
+
+// dropPulls forgets the pulls queued and waiting: the calls were drained
+// for a restart or a stop, and a new process pulls every document again.
+func (a *serverActor) dropPulls() {
+	a.pullBacklog, a.pullsQueued = nil, 0
 }
 
 func pullParams(r *pulls.Request) any {

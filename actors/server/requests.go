@@ -243,7 +243,9 @@ func (a *serverActor) finish(ctx actor.Context, id uint64, result json.RawMessag
 		p.cancel()
 	}
 	if p.pull != nil {
+		a.pullsQueued--
 		a.onPullDone(ctx, p.pull, result, err)
+		a.flushPulls(ctx)
 	} else {
 		a.replyTook(ctx, p.sender, p.req.ID, result, err, p.took, a.cold(p.req.Method))
 	}
@@ -291,6 +293,7 @@ func (a *serverActor) replyTook(ctx actor.Context, to *actor.PID, id uint64, res
 // are dropped: the restart pulls every open document again.
 func (a *serverActor) holdForRestart(ctx actor.Context, err error) {
 	held := a.calls.Drain()
+	a.dropPulls()
 	slices.SortFunc(held, func(x, y *calls.Call) int { return cmp.Compare(x.ID, y.ID) })
 	for _, c := range held {
 		p := pendingOf(c)
@@ -324,6 +327,7 @@ func (a *serverActor) expireAt(id uint64, deadline time.Time) {
 // failAll answers every pending call with err; pulls are dropped (a new
 // process pulls again).
 func (a *serverActor) failAll(ctx actor.Context, err error) {
+	a.dropPulls()
 	for _, c := range a.calls.Drain() {
 		p := pendingOf(c)
 		if p.cancel != nil {

@@ -121,6 +121,10 @@ type serverActor struct {
 	// complete; lastTouch is the last touch sent to it (barrier.go).
 	signals   bool
 	lastTouch touchMark
+	// pullBacklog are the actor's own pulls waiting for room in the call
+	// queue, where pullsQueued of them are (pull.go).
+	pullBacklog []pulls.Request
+	pullsQueued int
 
 	calls   *calls.Queue
 	timers  *lifecycle.Timers
