@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -90,8 +91,8 @@ func (a *serverActor) pullTarget(d *docs.Document) pulls.Doc {
 	return pulls.Doc{URI: d.URI, Version: d.Version, Seq: d.SentSeq, View: a.st.docs.Seq()}
 }
 
-// sendPulls queues the pull calls, at most maxQueuedPulls of them in the
-// call queue at a time, the rest in the backlog until earlier ones are
+// sendPulls queues the pull calls, as many as flushPulls lets into the
+// call queue, the rest in the backlog until earlier ones are
 // answered; one the queue refuses, or beyond the backlog's bound, counts
 // as failed, so its round still ends (and publishes nothing).
 func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
@@ -107,39 +108,46 @@ func (a *serverActor) sendPulls(ctx actor.Context, reqs []pulls.Request) {
 	a.dispatchWaiting(ctx)
 }
 
-// Bounds of the actor's own pulls. The pulls go to the call queue
-// maxQueuedPulls at a time (at most half the server's requests in flight): 251 TypeScript files opened at
-// once asked for more pulls than the queue holds (64 in flight, 192
-// waiting), the queue refused the rest as overloaded, those rounds failed
-// and their files waited for a pull that never came, and an agent's own
-// request found the queue full of pulls. maxPullBacklog bounds the pulls
-// waiting their turn: a document has one round in flight at a time, so
-// it is reached only with that many documents open.
-const (
-	maxQueuedPulls = 16
-	maxPullBacklog = 8192
-)
+// maxPullBacklog bounds the actor's own pulls waiting for room in the call
+// queue. They go to the queue while it has room for MaxInFlight other
+// requests, agents' among them, and wait in the actor otherwise: 251
+// TypeScript files opened at once asked for more pulls than the queue
+// holds (64 in flight, 192 waiting), the queue refused the rest as
+// overloaded, those rounds failed, and their files waited for a pull that
+// never came while agents' requests found the queue full. A document has
+// one round in flight at a time, so the bound is reached only with
+// thousands of documents open.
+const maxPullBacklog = 8192
 
-// flushPulls moves pulls from the backlog to the call queue while fewer
-// than maxQueuedPulls are there; a pull for a document closed since is
-// dropped (its round was forgotten with it).
+// flushPulls moves pulls from the backlog to the call queue while it
+// leaves room for MaxInFlight other requests; a pull for a document
+// closed since is dropped (its round was forgotten with it).
 func (a *serverActor) flushPulls(ctx actor.Context) {
-	limit := max(1, min(maxQueuedPulls, a.lim.MaxInFlight/2)) // room left for agents' requests
+	limit := max(1, (waitingFactor-1)*a.lim.MaxInFlight)
 	for len(a.pullBacklog) > 0 && a.pullsQueued < limit {
 		r := a.pullBacklog[0]
-		a.pullBacklog[0] = pulls.Request{}
-		a.pullBacklog = a.pullBacklog[1:]
 		if !a.st.docs.IsOpen(r.URI) {
+			a.popPull()
 			continue
 		}
 		a.nextPull++
-		if err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r}); err != nil {
+		err := a.enqueue(pullIDBase+a.nextPull, a.lim.RequestTimeout, &pending{pull: &r})
+		if errors.Is(err, messages.ErrOverloaded) {
+			return // the queue is full of agents' requests: the next answer makes room
+		}
+		a.popPull()
+		if err != nil {
 			a.onPullDone(ctx, &r, nil, err)
 			continue
 		}
 		a.pullsQueued++
 	}
-	if len(a.pullBacklog) == 0 {
+}
+
+// popPull drops the backlog's first pull.
+func (a *serverActor) popPull() {
+	a.pullBacklog[0] = pulls.Request{}
+	if a.pullBacklog = a.pullBacklog[1:]; len(a.pullBacklog) == 0 {
 		a.pullBacklog = nil // let the array go
 	}
 }
