@@ -106,6 +106,18 @@ type DocumentSent struct {
 	Pulls bool
 }
 
+// PullsOffered tells the observers that a server now offers pull
+// diagnostics, or no longer does (a registration, or its withdrawal, after
+// the documents were sent): pyright registers its provider after the
+// handshake, when the documents opened while it started were already sent
+// with Pulls false, and the waits for them took the server for idle while
+// it answered their pulls (DocumentSent.Pulls).
+type PullsOffered struct {
+	ServerID string
+	Root     string
+	Pulls    bool
+}
+
 // Progress reports a server's work-done progress ($/progress): Active is
 // true between begin and end of at least one token.
 type Progress struct {

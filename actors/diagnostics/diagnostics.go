@@ -184,6 +184,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.onPublished(ctx, m)
 	case *messages.DocumentSent:
 		a.onSent(m)
+	case *messages.PullsOffered:
+		a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root}).pulls = m.Pulls
 	case *messages.StateChanged:
 		a.onState(ctx, m)
 	case *messages.Progress:

@@ -22,13 +22,17 @@ func (a *serverActor) onEvent(ctx actor.Context, m *incEvent) {
 	case "$/progress":
 		a.onProgress(ctx, m.params)
 	case "client/registerCapability":
+		offered := a.offersPull()
 		if a.onRegister(m.params) {
+			a.tellPullsOffered(ctx, offered)
 			a.onRefresh(ctx) // a new pull provider pulls the open documents
 		}
 	case "workspace/diagnostic/refresh":
 		a.onRefresh(ctx)
 	case "client/unregisterCapability":
+		offered := a.offersPull()
 		a.onUnregister(m.params)
+		a.tellPullsOffered(ctx, offered)
 	case "window/logMessage", "window/showMessage":
 		var p struct {
 			Type    int    `json:"type"`
@@ -169,5 +173,14 @@ func (a *serverActor) onUnregister(params json.RawMessage) {
 	for _, r := range p.Unregisterations {
 		delete(a.regs, r.ID)
 		delete(a.matchers, r.ID)
+	}
+}
+
+// tellPullsOffered tells the observers whether the server offers pull
+// diagnostics when that changed from before (a registration or its
+// withdrawal): documents sent before said otherwise (PullsOffered).
+func (a *serverActor) tellPullsOffered(ctx actor.Context, before bool) {
+	if now := a.offersPull(); now != before {
+		a.tellObservers(ctx, &messages.PullsOffered{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, Pulls: now})
 	}
 }

@@ -238,6 +238,16 @@ func TestCheckWaitsForAServerAtWork(t *testing.T) {
 		t.Errorf("a slow pull: stdout %q, want the late error", stdout)
 	}
 
+	// The same, the pull provider registered after the handshake (as
+	// pyright does), when the file was already sent to the server.
+	registering := at("--pull", "--pull-register", "--no-push", "--delay", "textDocument/diagnostic=2s")
+	args = []string{"check", "--workspace", ws, "--config", registering, "a.fk"}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	if stdout != "a.fk:1:1: error: late [fake/E1]\n" {
+		t.Errorf("a slow pull registered late: stdout %q, want the late error", stdout)
+	}
+
 	silent := at("--push-delay", "10s")
 	args = []string{"check", "--workspace", ws, "--config", silent, "a.fk"}
 	stdout, stderr, code = cli(t, args...) // its push would come after 10s: the error would be printed

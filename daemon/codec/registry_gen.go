@@ -59,6 +59,7 @@ var messageTypes = []reflect.Type{
 	reflect.TypeFor[messages.Progress](),
 	reflect.TypeFor[messages.PublishedDiagnostics](),
 	reflect.TypeFor[messages.Pulled](),
+	reflect.TypeFor[messages.PullsOffered](),
 	reflect.TypeFor[messages.RPCError](),
 	reflect.TypeFor[messages.Range](),
 	reflect.TypeFor[messages.Registration](),
