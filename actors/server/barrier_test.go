@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -76,12 +75,7 @@ func TestATouchStandsForTheNextOnes(t *testing.T) {
 				got := map[string]int{}
 				for _, r := range testenv.Records(t, record) {
 					if r.Method == "textDocument/didChange" {
-						var p struct {
-							TextDocument struct{ URI string } `json:"textDocument"`
-						}
-						if json.Unmarshal(r.Params, &p) == nil {
-							got[p.TextDocument.URI]++
-						}
+						got[recordURI(r)]++
 					}
 				}
 				return len(got) == len(want) && got[a] == want[a] && got[b] == want[b] && got[c] == want[c]

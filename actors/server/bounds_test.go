@@ -75,6 +75,16 @@ func docURIn(i int) string {
 	return "file:///work/d" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + ".fake"
 }
 
+// recordURI is the textDocument.uri of a recorded message's params, "" when
+// it has none.
+func recordURI(r testenv.Record) string {
+	var p struct {
+		TextDocument struct{ URI string } `json:"textDocument"`
+	}
+	_ = json.Unmarshal(r.Params, &p)
+	return p.TextDocument.URI
+}
+
 func countMethod(rs []testenv.Record, method string) int {
 	n := 0
 	for _, r := range rs {
@@ -125,11 +135,8 @@ func TestATouchAfterATouchPullsItsDocumentAlone(t *testing.T) {
 	pulled := func() map[string]int {
 		out := map[string]int{}
 		for _, r := range testenv.Records(t, record) {
-			var p struct {
-				TextDocument struct{ URI string } `json:"textDocument"`
-			}
-			if r.Method == "textDocument/diagnostic" && json.Unmarshal(r.Params, &p) == nil {
-				out[p.TextDocument.URI]++
+			if r.Method == "textDocument/diagnostic" {
+				out[recordURI(r)]++
 			}
 		}
 		return out

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -35,7 +36,17 @@ func TestManyFilesAgreeWithGoplsCheck(t *testing.T) {
 	files["k0.go"] += "\nfunc main() {}\n"
 	names = append(names, "other.go")
 	ws := workspace(t, files)
-	s := start(t, ws).Session("agent")
+	want := agreeWithGoplsCheck(t, start(t, ws).Session("agent"), ws, names, "")
+	if !contains(want["k1.go"], "[windows]") {
+		t.Errorf("gopls check reports no windows error for k1.go (%q): the test no longer tests anything", want["k1.go"])
+	}
+}
+
+// agreeWithGoplsCheck asks s about the files in one diagnostics call and
+// fails unless each is fresh with the errors `gopls check` of the same
+// files reports (what names the case in the failures); it returns those.
+func agreeWithGoplsCheck(t *testing.T, s *agentlsp.Session, ws string, names []string, what string) map[string][]string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	reports, err := s.Diagnostics(ctx, names)
@@ -46,16 +57,14 @@ func TestManyFilesAgreeWithGoplsCheck(t *testing.T) {
 	for i, name := range names {
 		r := reports[i]
 		if r.Status != "fresh" {
-			t.Errorf("%s: %s (%s), want fresh", name, r.Status, r.Detail)
+			t.Errorf("%s%s: %s (%s), want fresh", what, name, r.Status, r.Detail)
 			continue
 		}
 		if got := errorsOf(r); !slices.Equal(got, want[name]) {
-			t.Errorf("%s: fresh with errors %q, gopls check says %q", name, got, want[name])
+			t.Errorf("%s%s: fresh with errors %q, gopls check says %q", what, name, got, want[name])
 		}
 	}
-	if !contains(want["k1.go"], "[windows]") {
-		t.Errorf("gopls check reports no windows error for k1.go (%q): the test no longer tests anything", want["k1.go"])
-	}
+	return want
 }
 
 // goplsCheckFiles is goplsCheck of several files in one run, by file.
@@ -114,23 +123,7 @@ func TestOneTouchStandsForTheOthersOnGopls(t *testing.T) {
 			text = bad
 		}
 		write(t, ws, "util.go", text)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		reports, err := s.Diagnostics(ctx, names)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := goplsCheckFiles(t, ws, names)
-		for i, name := range names {
-			r := reports[i]
-			if r.Status != "fresh" {
-				t.Errorf("round %d, %s: %s (%s), want fresh", round, name, r.Status, r.Detail)
-				continue
-			}
-			if got := errorsOf(r); !slices.Equal(got, want[name]) {
-				t.Errorf("round %d, %s: fresh with errors %q, gopls check says %q", round, name, got, want[name])
-			}
-		}
+		want := agreeWithGoplsCheck(t, s, ws, names, fmt.Sprintf("round %d, ", round))
 		if broken := len(want["u1.go"]) > 0; broken != (text == bad) {
 			t.Fatalf("round %d: gopls check says u1.go has errors %q with util.go %q: the test no longer tests anything", round, want["u1.go"], text)
 		}
