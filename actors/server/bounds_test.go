@@ -171,3 +171,20 @@ func TestATouchAfterATouchPullsItsDocumentAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestAPullWaitsForRoomAgentsTook: with the call queue full of agents'
+// requests (2 in flight, 6 waiting), an open's pull waits in the actor,
+// and goes once an agent's answer makes room: the file is pulled.
+func TestAPullWaitsForRoomAgentsTook(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", "textDocument/hover=300ms")
+	srv.MaxInFlight = 2
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	raw, _ := json.Marshal(map[string]any{})
+	for range 8 {
+		h.Sys.Root.Send(pid, &messages.Request{ID: actortest.RequestIDs.Add(1), Method: "textDocument/hover", Params: raw})
+	}
+	h.Open(pid, docURI, "x\n")
+	h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled && d.Version == 1 })
+}

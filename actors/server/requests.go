@@ -245,10 +245,10 @@ func (a *serverActor) finish(ctx actor.Context, id uint64, result json.RawMessag
 	if p.pull != nil {
 		a.pullsQueued--
 		a.onPullDone(ctx, p.pull, result, err)
-		a.flushPulls(ctx)
 	} else {
 		a.replyTook(ctx, p.sender, p.req.ID, result, err, p.took, a.cold(p.req.Method))
 	}
+	a.flushPulls(ctx) // a pull waiting for room, if the queue was full
 	a.dispatchWaiting(ctx)
 	a.scheduleIdle()
 }
