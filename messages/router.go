@@ -149,7 +149,11 @@ type ServerVersion struct {
 	// Barrier, for a document not touched, is the touch that stands for
 	// its touch; SentAt is then when that touch was sent.
 	Barrier *Barrier
-	Err     error
+	// PullView, for a document pulled again instead of touched, is the
+	// view of the server the pull was asked at: only a pull asked at that
+	// view or later describes the document (DocumentSynced.PullView).
+	PullView uint64
+	Err      error
 }
 
 // FileRequest sends an LSP request about a file to every server that

@@ -157,7 +157,11 @@ type DocumentSynced struct {
 	Version int32
 	Changed bool     // false when the text was already current and nothing was sent
 	Barrier *Barrier // a TouchDocument's: the touch of another document that stands for this one's
-	Err     error
+	// PullView, a TouchDocument's on a server that is pulled: the document
+	// was pulled again instead of touched, at this view of the server (its
+	// store's Seq); only a pull asked at this view or later describes it.
+	PullView uint64
+	Err      error
 }
 
 // GetServerStatus asks a server actor for a ServerStatus snapshot.

@@ -1,6 +1,7 @@
 package diagnostics_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -77,5 +78,35 @@ func TestBarrierStandsForATouch(t *testing.T) {
 	}
 	if r := <-c.results; r.Status != messages.StatusFresh || len(r.Files[0].Diagnostics) != 1 {
 		t.Errorf("b's answer %s %v, want fresh with its error", r.Status, actortest.MessagesOf(r.Files[0]))
+	}
+}
+
+// TestARepullWantsAPullAskedSince: a document pulled again instead of
+// touched (ServerVersion.PullView) keeps its version; the answer waits
+// for a pull asked at that view of the server or later. A pull of the
+// same version asked before, or a push, may predate changes the call
+// must see.
+func TestARepullWantsAPullAskedSince(t *testing.T) {
+	c := newClocked(t)
+	pulled := func(view uint64, msgs ...string) *messages.PublishedDiagnostics {
+		p := publish(1, msgs...)
+		p.Pulled, p.View = true, view
+		return p
+	}
+	c.send(pulled(3)) // version 1, asked at view 3
+	c.send(&messages.EditStarted{EditID: 1, Session: "a", URI: fakeURI, Current: true})
+	c.await(&messages.AwaitEdit{EditID: 1, Session: "a", URI: fakeURI, Current: true,
+		Servers:     []messages.ServerVersion{{ServerKey: fakeSrv, Version: 1, SentAt: c.clock.Now(), PullView: 7}},
+		WaitOptions: messages.WaitOptions{All: true, Settle: 100 * time.Millisecond, Timeout: time.Hour}})
+	c.send(publish(1, "a push")) // a push of the version
+	c.released()
+	c.clock.Advance(time.Second)
+	if c.released() {
+		t.Fatal("answered from a pull asked before the view, or a push")
+	}
+	c.send(pulled(7, "broken by a change before the call"))
+	testenv.Eventually(t, 10*time.Second, "answered with the pull asked since", c.released)
+	if r := <-c.results; r.Status != messages.StatusFresh || !slices.Contains(actortest.MessagesOf(r.Files[0]), "broken by a change before the call") {
+		t.Errorf("answer %s %v, want fresh with the new pull's error", r.Status, actortest.MessagesOf(r.Files[0]))
 	}
 }

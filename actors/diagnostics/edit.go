@@ -147,6 +147,13 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 		return done, done
 	}
 	en := a.store.Get(store.Key{Server: w.ServerKey, URI: e.URI})
+	if w.PullView > 0 {
+		// Pulled again instead of touched: only a pull asked at that view
+		// or later describes the document; an older pull, or a push, of the
+		// same version may not.
+		done = en.Pull != nil && en.Pull.Version >= w.Version && en.Pull.View >= w.PullView
+		return done, done
+	}
 	if en.Pull != nil && en.Pull.Version >= w.Version {
 		return true, true
 	}

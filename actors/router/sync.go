@@ -185,6 +185,7 @@ func (r *routerActor) touchUnchanged(ctx actor.Context, doc *document, fs *messa
 				if s.Barrier != nil { // another document's touch stands for this one's
 					fs.Servers[i].Barrier, fs.Servers[i].SentAt = s.Barrier, s.Barrier.SentAt
 				}
+				fs.Servers[i].PullView = s.PullView
 			}
 			if left--; left == 0 {
 				doc.versions = fs.Servers

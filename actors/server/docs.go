@@ -39,6 +39,11 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 			out.Barrier = b
 			return out
 		}
+		if view, ok := a.repull(ctx, m.URI); ok {
+			out := a.synced(docs.Result{Doc: a.st.docs.Get(m.URI)})
+			out.PullView = view
+			return out
+		}
 		res, err = a.st.docs.Touch(m.URI)
 	case *messages.SaveDocument:
 		uri = m.URI
@@ -75,10 +80,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 		return
 	}
 	a.tellSent(ctx, r.Doc, false, r.Touched)
-	afterTouch := false // the change before this one was a touch too
 	if r.Touched && !r.Opened {
-		prev := a.lastTouch
-		afterTouch = prev.gen == a.st.gen && prev.seq+1 == a.st.docs.Seq()
 		a.noteTouch(r.Doc)
 	}
 	switch {
@@ -93,16 +95,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 			change.ForceRebuild = true
 		}
 		a.notify(ctx, "textDocument/didChange", change)
-		if afterTouch {
-			// A touch changes no text: the other documents were re-pulled
-			// after the first touch, which came after every real change,
-			// and this one changes nothing for them. Re-pulling them for
-			// each touch made a check of 251 TypeScript files 17 pulls a
-			// file (typescript-language-server).
-			a.pullDoc(ctx, r.Doc)
-		} else {
-			a.pullAfterChange(ctx, r.Doc)
-		}
+		a.pullAfterChange(ctx, r.Doc)
 	}
 }
 

@@ -85,6 +85,33 @@ func (a *serverActor) pullAfterChange(ctx actor.Context, d *docs.Document) {
 	a.sendPulls(ctx, a.pulls.PullChange(a.pullTarget(d), others, a.providers()))
 }
 
+// repull pulls the open document uri again instead of touching it, on a
+// running server that is pulled, when anything was sent to the server
+// since the document's current version: a pull is answered after every
+// notification sent before it, so it describes those changes as the
+// touch's pull would, without a new version of the same text for the
+// server to analyse again (a check of 251 TypeScript files took 4.8 s
+// without the touches, 10 s with them; pyright's 79 files 3.7 s against
+// 7.8). The first re-pull after a change re-pulls other open documents
+// too, as a change does, and holds the document's result until theirs are
+// in (what the changes broke elsewhere); later ones, with nothing sent
+// since, pull their document alone. It returns the server's view the pull
+// is asked at: only a pull asked then or later describes the document.
+func (a *serverActor) repull(ctx actor.Context, uri string) (uint64, bool) {
+	d := a.st.docs.Get(uri)
+	seq := a.st.docs.Seq()
+	if d == nil || !d.Open || !a.running() || !a.offersPull() || d.SentSeq == seq {
+		return 0, false
+	}
+	if a.repulledAt == seq && a.repulledGen == a.st.gen {
+		a.pullDoc(ctx, d)
+	} else {
+		a.repulledAt, a.repulledGen = seq, a.st.gen
+		a.pullAfterChange(ctx, d)
+	}
+	return seq, true
+}
+
 // pullTarget is d to pull now: its result will describe the server's view
 // as it is (View), whatever version of d it is for.
 func (a *serverActor) pullTarget(d *docs.Document) pulls.Doc {

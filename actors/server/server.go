@@ -125,6 +125,11 @@ type serverActor struct {
 	// queue, where pullsQueued of them are (pull.go).
 	pullBacklog []pulls.Request
 	pullsQueued int
+	// repulledAt is the store's Seq at the last re-pull of a document
+	// instead of a touch that re-pulled the others too, in incarnation
+	// repulledGen (repull).
+	repulledAt  uint64
+	repulledGen int
 
 	calls   *calls.Queue
 	timers  *lifecycle.Timers
