@@ -49,20 +49,16 @@ func (e *ProxyError) Unwrap() error { return exec.ErrNotFound }
 // rustup proxy without its component. When none is found, the error is
 // the first such proxy's *ProxyError, or exec.LookPath's.
 func Look(cmd string) (string, error) {
-	if strings.ContainsRune(cmd, filepath.Separator) {
-		p, err := exec.LookPath(cmd)
-		if err != nil {
-			return "", err
-		}
-		return p, checkProxy(cmd, p)
-	}
 	p, err := exec.LookPath(cmd)
 	if err != nil {
 		return "", err
 	}
 	first := checkProxy(cmd, p)
-	if first == nil {
+	switch {
+	case first == nil:
 		return p, nil
+	case strings.ContainsRune(cmd, filepath.Separator):
+		return "", first // a path names one file: nothing else to try
 	}
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if !filepath.IsAbs(dir) {

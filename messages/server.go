@@ -103,8 +103,8 @@ type ChangeDocument struct {
 // (another document, a file on disk): the server then diagnoses it again
 // in a workspace that includes every earlier change, and diagnostics for
 // the new version are fresh. Changed is false in the reply when nothing
-// changed since. The reply is DocumentSynced; its Barrier, when set,
-// stands for the touch (see Barrier).
+// changed since. The reply is DocumentSynced; its Barrier or PullView,
+// when set, says what stands for the touch, which was not sent.
 type TouchDocument struct {
 	URI string
 }

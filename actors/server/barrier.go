@@ -3,32 +3,56 @@ package server
 import (
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/agentlsp/agentlsp/actors/server/docs"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
-// The touch barrier (messages.Barrier). A diagnostics call touches the
-// documents it names so that the server describes each after every change
-// sent before the call. When the last change sent to a server that
-// signals its diagnoses was a touch of another document, that touch stands
-// for this one: the server describes every open document as of that touch
-// once its diagnosis of it ends, and a second touch would only have it
-// diagnose the same workspace again.
+// What stands for a touch. A diagnostics call touches the documents it
+// names (a new version of the same text) so that the server describes
+// each after every change sent before the call. Two servers need no such
+// version:
+//
+//   - One that signals its diagnoses and publishes (gopls): when the last
+//     change it was sent was a touch of another document, that touch stands
+//     for this one (messages.Barrier). The server describes every open
+//     document as of that touch once its diagnosis of it ends; a second
+//     touch would only have it diagnose the same workspace again.
+//   - One that is pulled (pyright, tsserver): the document is pulled again
+//     (repull, pull.go), and only a pull asked from then on describes it
+//     (DocumentSynced.PullView).
 
-// touchMark is the last touch sent to the server: the document, its
-// version, the store's Seq right after it, the incarnation it went to,
-// and when it was sent.
+// insteadOfTouch answers a TouchDocument of the open document uri without
+// a new version when something stands for the touch; nil when the
+// document must be touched.
+func (a *serverActor) insteadOfTouch(ctx actor.Context, uri string) *messages.DocumentSynced {
+	if b, ok := a.barrier(uri); ok {
+		out := a.synced(docs.Result{Doc: a.st.docs.Get(uri)})
+		out.Barrier = b
+		return out
+	}
+	if view, ok := a.repull(ctx, uri); ok {
+		out := a.synced(docs.Result{Doc: a.st.docs.Get(uri)})
+		out.PullView = view
+		return out
+	}
+	return nil
+}
+
+// touchMark is the last touch sent to the server in this incarnation
+// (start forgets it): the document, its version, the store's Seq right
+// after it, and when it was sent.
 type touchMark struct {
 	uri     string
 	version int32
 	seq     uint64
-	gen     int
 	at      time.Time
 }
 
 // noteTouch records a touch of d just sent to the running server.
 func (a *serverActor) noteTouch(d *docs.Document) {
-	a.lastTouch = touchMark{uri: d.URI, version: d.Version, seq: a.st.docs.Seq(), gen: a.st.gen, at: time.Now()}
+	a.lastTouch = touchMark{uri: d.URI, version: d.Version, seq: a.st.docs.Seq(), at: time.Now()}
 }
 
 // barrier returns the touch that stands for a touch of the open document
@@ -40,7 +64,7 @@ func (a *serverActor) barrier(uri string) (*messages.Barrier, bool) {
 	t := a.lastTouch
 	switch {
 	case !a.signals || !a.running() || a.offersPull(),
-		t.uri == "" || t.uri == uri || t.gen != a.st.gen || t.seq != a.st.docs.Seq(),
+		t.uri == "" || t.uri == uri || t.seq != a.st.docs.Seq(),
 		!a.st.docs.IsOpen(uri):
 		return nil, false
 	}

@@ -34,14 +34,7 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 	case *messages.TouchDocument:
 		uri = m.URI
 		a.retryIfBroken(ctx)
-		if b, ok := a.barrier(m.URI); ok {
-			out := a.synced(docs.Result{Doc: a.st.docs.Get(m.URI)})
-			out.Barrier = b
-			return out
-		}
-		if view, ok := a.repull(ctx, m.URI); ok {
-			out := a.synced(docs.Result{Doc: a.st.docs.Get(m.URI)})
-			out.PullView = view
+		if out := a.insteadOfTouch(ctx, m.URI); out != nil {
 			return out
 		}
 		res, err = a.st.docs.Touch(m.URI)

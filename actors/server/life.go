@@ -37,9 +37,9 @@ func (a *serverActor) start(ctx actor.Context) {
 	a.pulls.Reset()
 	a.dropPulls()
 	clear(a.progress)
-	a.signals, a.lastTouch = false, touchMark{}
-	a.afterIndex = nil                     // their calls were drained and wait for this start
-	a.notReady, a.readySeen = false, false // ready.go; afterReady's calls wait for this start's line
+	a.signals, a.lastTouch, a.repulledAt = false, touchMark{}, 0 // barrier.go
+	a.afterIndex = nil                                           // their calls were drained and wait for this start
+	a.notReady, a.readySeen = false, false                       // ready.go; afterReady's calls wait for this start's line
 	a.setState(ctx, messages.StateStarting, nil)
 
 	srv, lim := a.cfg.Server, a.lim

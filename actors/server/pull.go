@@ -103,10 +103,10 @@ func (a *serverActor) repull(ctx actor.Context, uri string) (uint64, bool) {
 	if d == nil || !d.Open || !a.running() || !a.offersPull() || d.SentSeq == seq {
 		return 0, false
 	}
-	if a.repulledAt == seq && a.repulledGen == a.st.gen {
+	if a.repulledAt == seq {
 		a.pullDoc(ctx, d)
 	} else {
-		a.repulledAt, a.repulledGen = seq, a.st.gen
+		a.repulledAt = seq
 		a.pullAfterChange(ctx, d)
 	}
 	return seq, true

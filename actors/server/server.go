@@ -126,10 +126,9 @@ type serverActor struct {
 	pullBacklog []pulls.Request
 	pullsQueued int
 	// repulledAt is the store's Seq at the last re-pull of a document
-	// instead of a touch that re-pulled the others too, in incarnation
-	// repulledGen (repull).
-	repulledAt  uint64
-	repulledGen int
+	// instead of a touch that re-pulled the others too, in this
+	// incarnation (repull).
+	repulledAt uint64
 
 	calls   *calls.Queue
 	timers  *lifecycle.Timers
