@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -43,7 +44,9 @@ type marks struct {
 // makeMarks creates the private marker directory and watches it; nil
 // when it cannot (barriers then flush at once, marked Partial).
 func (a *watcherActor) makeMarks(w source) *marks {
-	dir, err := os.MkdirTemp("", "agentlsp-barrier-")
+	// Lives for one read of the temporary directory; joined by the Reaper.
+	a.cfg.Reaper.Go(sweepMarks)
+	dir, err := os.MkdirTemp("", markPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err == nil {
 		if err = w.Add(dir); err != nil {
 			_ = os.Remove(dir)
@@ -55,6 +58,30 @@ func (a *watcherActor) makeMarks(w source) *marks {
 		return nil
 	}
 	return &marks{dir: dir, busy: map[string]uint64{}}
+}
+
+// markPrefix begins the name of every marker directory, which goes on
+// with the owner's process ID and a dash.
+const markPrefix = "agentlsp-barrier-"
+
+// sweepMarks removes the marker directories of processes that no longer
+// run: a process killed (SIGKILL, a crash) cannot remove its own.
+func sweepMarks() {
+	tmp := os.TempDir()
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), markPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, _, ok := strings.Cut(rest, "-")
+		if n, err := strconv.Atoi(pid); ok && err == nil && n > 0 && !running(n) {
+			_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+		}
+	}
 }
 
 // onBarrier writes the barrier's marker (or, without a marker directory,

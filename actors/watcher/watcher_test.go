@@ -2,9 +2,12 @@ package watcher_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -397,4 +400,59 @@ func TestWatcherHoldsAFileBeingWritten(t *testing.T) {
 	if held := time.Since(start); held < 2*time.Second {
 		t.Errorf("b.txt reported after %v, before its hold ended (2s) with its writer still open", held)
 	}
+}
+
+// TestWatcherSweepsMarkersOfDeadProcesses: a process killed before it
+// could remove its barrier marker directory leaves it in the temporary
+// directory; the next watcher to start removes it, and no directory of a
+// process still running. Its own directory is gone once it stops.
+func TestWatcherSweepsMarkersOfDeadProcesses(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadDir := filepath.Join(tmp, fmt.Sprintf("agentlsp-barrier-%d-123", dead.Process.Pid))
+	liveDir := filepath.Join(tmp, fmt.Sprintf("agentlsp-barrier-%d-456", os.Getppid()))
+	otherDir := filepath.Join(tmp, "agentlsp-barrier-789") // no owner in its name: not ours to judge
+	for _, d := range []string{deadDir, liveDir, otherDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markers := func() []string {
+		m, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("agentlsp-barrier-%d-*", os.Getpid())))
+		return m
+	}
+
+	sys, reaper := lifecycle.NewSystem(nil), &lifecycle.Reaper{}
+	pid := sys.Root.Spawn(watcher.NewProps(watcher.Config{Workspace: t.TempDir(), Target: sys.NewLocalPID("nobody"), Reaper: reaper}))
+	if _, err := sys.Root.RequestFuture(pid, &messages.GetWatcherStatus{}, 10*time.Second).Result(); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "the dead process's marker directory removed", func() bool {
+		_, err := os.Stat(deadDir)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	for _, d := range []string{liveDir, otherDir} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s: %v, want it kept", filepath.Base(d), err)
+		}
+	}
+	if m := markers(); len(m) != 1 {
+		t.Errorf("the watcher's own marker directories = %v, want one", m)
+	}
+	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if !reaper.Wait(ctx) {
+		t.Error("Reaper.Wait: the watcher's goroutines did not end")
+	}
+	if m := markers(); len(m) != 0 {
+		t.Errorf("marker directories left after the watcher stopped: %v", m)
+	}
+	sys.Shutdown()
 }

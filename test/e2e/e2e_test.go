@@ -19,8 +19,17 @@ import (
 )
 
 // TestMain checks, after the tests, for leaked goroutines (goleak) and
-// child processes; see testenv.Main.
-func TestMain(m *testing.M) { testenv.Main(m) }
+// child processes (see testenv.Main), and removes the agentlsp binary the
+// tests built, if any.
+func TestMain(m *testing.M) {
+	testenv.MainWith(m, func() func() {
+		return func() {
+			if binPath != "" {
+				_ = os.RemoveAll(filepath.Dir(binPath))
+			}
+		}
+	})
+}
 
 // project is one real-server case.
 type project struct {
