@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -34,11 +35,40 @@ const gcHeadroom = 32 << 20
 
 func main() {
 	stopFloor := gcfloor.Start(gcHeadroom)
+	stopProfile := startProfile(os.Getenv(profileEnv), os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	stop()
+	stopProfile()
 	stopFloor()
 	os.Exit(code)
+}
+
+// profileEnv names the file a CPU profile of the whole run is written to
+// (for benchmarks: `mcpbench` and `loadharness` drive the command, and
+// pprof reads the file).
+const profileEnv = "AGENTLSP_CPUPROFILE"
+
+// startProfile starts a CPU profile to file, if one is named, and returns
+// what stops it; a profile that cannot start is reported and skipped.
+func startProfile(file string, stderr io.Writer) (stop func()) {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentlsp: %s: %v\n", profileEnv, err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // The exit statuses.
