@@ -87,7 +87,7 @@ func parseAndMerge(in string) error {
 
 const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, indexWait, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
-	"openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
+	"openChanged, openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
 
 func TestValidationErrors(t *testing.T) {

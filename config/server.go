@@ -33,7 +33,7 @@ const (
 	DefaultMaxMessageSize  = 64 << 20
 	DefaultDiagnosticsWait = 3 * time.Second
 	DefaultMaxRestarts     = 5
-	// MaxOpenTargets bounds OpenTargets and OpenImporters.
+	// MaxOpenTargets bounds OpenTargets, OpenImporters and OpenChanged.
 	MaxOpenTargets = 256
 )
 
@@ -110,6 +110,15 @@ type Server struct {
 	// closed first beyond this many; 0: none. pyright and tsserver report
 	// nothing of a file nobody opened.
 	OpenImporters int `json:"openImporters,omitempty"`
+	// OpenChanged is, for a server that reads a file changed on disk in a
+	// loader of its own, after the didChangeWatchedFiles that names it,
+	// how many such files are opened on it, with their text, when they
+	// change, so that the next answer describes them: rust-analyzer
+	// answered a pull that followed a change of a file nobody had open
+	// from the file as it was. They stay open (re-synced from disk at each
+	// change), the least recently changed closed first beyond this many;
+	// 0: none.
+	OpenChanged int `json:"openChanged,omitempty"`
 	// IndexWait: an answer the server gave while it reported work in
 	// progress (loading its project), or a "content modified" error then,
 	// is held, and the request (a navigation request, or a pull for

@@ -71,6 +71,10 @@ func checkField(s *Server, name string, v reflect.Value) string {
 		if s.OpenImporters > MaxOpenTargets {
 			return fmt.Sprintf("openImporters %d is more than %d", s.OpenImporters, MaxOpenTargets)
 		}
+	case "openChanged":
+		if s.OpenChanged > MaxOpenTargets {
+			return fmt.Sprintf("openChanged %d is more than %d", s.OpenChanged, MaxOpenTargets)
+		}
 	case "transport":
 		if !slices.Contains([]string{"", TransportStdio, TransportTCP, TransportUnix}, s.Transport) {
 			return fmt.Sprintf("unknown transport %q (want stdio, tcp or unix)", s.Transport)

@@ -68,7 +68,9 @@ type PublishedDiagnostics struct {
 	Diagnostics []Diagnostic
 	// View, for a pull: how far the server's view had come when the pull
 	// was asked for (the server actor's count of changes sent to it, as in
-	// DocumentSent): the result describes every change up to it.
+	// DocumentSent): the result describes every change up to it. For a
+	// push, how far it had come when the push arrived: the push describes
+	// no change sent after it.
 	View uint64
 }
 

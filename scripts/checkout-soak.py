@@ -8,15 +8,16 @@ broken,master), which differ in files the named ones use. Each round checks
 out the next branch, calls the tool at once for FILE... (without naming what
 changed), then runs the oracle with the disk unchanged (`gopls check
 -severity=error FILE...`, `pyright --outputjson FILE...`, `tsc --noEmit
--p .` or `clangd --check=FILE`, by line only) and compares
+-p .`, `clangd --check=FILE` (by line only) or `rust-analyzer diagnostics
+.`) and compares
 the errors (line, column) of every named file the tool marked fresh. It
 prints a line per round, every disagreement, and at the end "fresh N
 false M". Bounded by --rounds; not part of the test run.
 
-usage: checkout-soak.py --oracle gopls|pyright|tsc|clangd DIR FILE... [--rounds N] [--branches A,B]
+usage: checkout-soak.py --oracle gopls|pyright|tsc|clangd|rust-analyzer DIR FILE... [--rounds N] [--branches A,B]
 
 AGENTLSP_BIN names the agentlsp binary (go build -o /tmp/agentlsp
-./cmd/agentlsp); gopls, pyright and tsc are those `bash scripts/install-servers.sh`
+./cmd/agentlsp), AGENTLSP_LOG_LEVEL its log level (DIR.agentlsp.stderr); gopls, pyright and tsc are those `bash scripts/install-servers.sh`
 installs in ~/.cache/agentlsp. docs/RELIABILITY.md ("Real projects against
 their own command lines") has the set-ups measured.
 """
@@ -33,6 +34,7 @@ AGENTLSP = os.environ.get("AGENTLSP_BIN", "agentlsp")
 GOPLS_LINE = re.compile(r"^(.+?):(\d+):(\d+)(?:-\d+)?: (.*)$")
 CLANGD_LINE = re.compile(r"^E\[[^]]*\] \[[^]]*\] Line (\d+): ")
 TSC_LINE = re.compile(r"^(.+?)\((\d+),(\d+)\): error TS\d+: ")
+RA_LINE = re.compile(r"file (\S+): Error \S+ from LineCol \{ line: (\d+), col: (\d+) \}")
 
 
 def oracle(kind, ws, files):
@@ -56,6 +58,15 @@ def oracle(kind, ws, files):
                 if m:
                     res[f].add((int(m.group(1)), 0))
         return res
+    if kind == "rust-analyzer":
+        # rust-analyzer's own scan of the crate (0-based lines and columns).
+        out = subprocess.run(["rust-analyzer", "diagnostics", "."], cwd=ws, capture_output=True, text=True,
+                             timeout=600).stdout
+        for m in RA_LINE.finditer(out):
+            f = os.path.relpath(m.group(1), ws)
+            if f in res:
+                res[f].add((int(m.group(2)) + 1, int(m.group(3)) + 1))
+        return res
     if kind == "tsc":
         # The project's whole program, as tsserver sees it (tsc --noEmit -p .).
         out = subprocess.run([os.path.join(CACHE, "npm", "node_modules", ".bin", "tsc"), "--noEmit", "--pretty", "false",
@@ -78,7 +89,8 @@ class Client:
     """A minimal MCP client of `agentlsp mcp` over stdio."""
 
     def __init__(self, ws):
-        self.proc = subprocess.Popen([AGENTLSP, "mcp", "--workspace", ws], stdin=subprocess.PIPE,
+        level = os.environ.get("AGENTLSP_LOG_LEVEL", "warn")
+        self.proc = subprocess.Popen([AGENTLSP, "mcp", "--workspace", ws, "--log-level", level], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=open(ws.rstrip("/") + ".agentlsp.stderr", "w"),
                                      text=True)
         self.next = 0
@@ -108,7 +120,7 @@ class Client:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--oracle", choices=["gopls", "pyright", "tsc", "clangd"], required=True)
+    ap.add_argument("--oracle", choices=["gopls", "pyright", "tsc", "clangd", "rust-analyzer"], required=True)
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--branches", default="broken,master")
     ap.add_argument("dir")

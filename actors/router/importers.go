@@ -197,7 +197,7 @@ func (r *routerActor) index() *reach.Index {
 func importersServer(doc *document) (keptKey, int) {
 	for i, t := range doc.targets {
 		if n := doc.defs[i].OpenImporters; n > 0 {
-			return keptKey{server: t.ServerKey, importers: true}, n
+			return keptKey{server: t.ServerKey, kind: keptImporters}, n
 		}
 	}
 	return keptKey{}, 0

@@ -19,12 +19,22 @@ const keeper = "\x00kept"
 type keptFiles []string
 
 // keptKey names a list of kept files: a server's, of definition targets
-// (and files opened for workspace requests) or of importers opened before
-// a change (importers.go). Each list has its own limit.
+// (and files opened for workspace requests), of importers opened before a
+// change (importers.go) or of files opened because they changed on disk
+// (openChanged). Each list has its own limit.
 type keptKey struct {
-	server    messages.ServerKey
-	importers bool
+	server messages.ServerKey
+	kind   keptKind
 }
+
+// keptKind is what a list of kept files is for.
+type keptKind int
+
+const (
+	keptTargets keptKind = iota
+	keptImporters
+	keptChanged
+)
 
 // touch makes abs the most recently named and returns the files beyond
 // limit, the least recent, to release.

@@ -3,10 +3,12 @@ package router
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 )
@@ -72,6 +74,8 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		for _, c := range m.Changes {
 			if doc, ok := r.docs[c.Path]; ok {
 				r.diskChanged(ctx, c.Path, doc, paths.StampOf(c.Path), true)
+			} else if c.Type != messages.FileDeleted && !c.Dir {
+				r.openChanged(ctx, c.Path)
 			}
 			if c.Dir && c.Type == messages.FileDeleted { // the documents below it are gone too, unreported one by one
 				for p, doc := range r.docs {
@@ -127,4 +131,26 @@ func (r *routerActor) writeDisk(ctx actor.Context, abs, text string, then func(p
 type diskWritten struct {
 	stamp paths.Stamp
 	err   error
+}
+
+// openChanged opens a file that changed on disk, and that no one has open,
+// on the servers that read such a file in a loader of their own
+// (config.Server.OpenChanged), kept among their changed files; the calls
+// the change holds back wait until its text is handed to them. Each of
+// those servers got the change (didChangeWatchedFiles) first, in order.
+func (r *routerActor) openChanged(ctx actor.Context, abs string) {
+	if r.cfg.Registry == nil || !slices.ContainsFunc(r.cfg.Registry.Match(abs), func(s *config.Server) bool { return s.OpenChanged > 0 }) {
+		return // routing it would cost a walk of its path for nothing
+	}
+	doc, err := r.newDocument(abs, false)
+	if err != nil {
+		return // not a file a server serves, or not in the workspace
+	}
+	for i, t := range doc.targets {
+		if n := doc.defs[i].OpenChanged; n > 0 {
+			r.b.ops++
+			r.keepDoc(ctx, abs, abs, doc, false, keptKey{server: t.ServerKey, kind: keptChanged}, n, r.opDone(ctx))
+			return
+		}
+	}
 }

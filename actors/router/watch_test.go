@@ -277,3 +277,113 @@ func TestBlindFileSystemChangeReachesTheNextCall(t *testing.T) {
 		}
 	}
 }
+
+// TestChangedFilesOpenOnServersThatLoadThemLate: on a server whose
+// definition opens changed files (OpenChanged, rust-analyzer's: it reads a
+// changed file in a loader of its own and answered from the file as it
+// was), a file nobody has open that changes on disk is opened with its new
+// text after the change is forwarded and before the call the change held
+// back; the least recently changed beyond the limit are closed. A server
+// without it hears of the change only.
+func TestChangedFilesOpenOnServersThatLoadThemLate(t *testing.T) {
+	h := actortest.New(t)
+	ws := actortest.Monorepo(t)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	plain := filepath.Join(t.TempDir(), "plain.jsonl")
+	reg := `client/registerCapability={"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles",` +
+		`"registerOptions":{"watchers":[{"globPattern":"**/*"}]}}]}`
+	late := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil, "--record", record, "--server-request", reg)
+	late.OpenChanged = 2
+	other := actortest.FakeDef(t, "fake-go", []string{".go"}, []string{"go.mod"}, nil, "--record", plain, "--server-request", reg)
+	router := h.Router(ws, config.RegistryOf(late, other), func(c *router.Config) {
+		c.Watch, c.WatchDebounce = true, 20*time.Millisecond
+	})
+	app := filepath.Join(ws, "py", "pkg", "app.py")
+	goFile := filepath.Join(ws, "svc-a", "a.go")
+	h.Sync(router, "agent", app, messages.SyncCurrent, "")
+	h.Sync(router, "agent", goFile, messages.SyncCurrent, "")
+	testenv.Eventually(t, 10*time.Second, "registrations answered", func() bool {
+		return len(responses(testenv.Records(t, record))) > 0 && len(responses(testenv.Records(t, plain))) > 0
+	})
+
+	write := func(rel, text string) string {
+		p := filepath.Join(ws, rel)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("py/pkg/lib.py", "y = 2\n")
+	write("svc-a/util.go", "package a\n")
+	// The call comes after the change: the router holds it until the
+	// change is handled, lib.py opened among it.
+	h.FileRequest(router, app, "textDocument/hover", map[string]any{
+		"textDocument": map[string]string{"uri": paths.URI(app)}, "position": map[string]int{"line": 0, "character": 0}})
+	got := sequence(t, testenv.Records(t, record), "py/pkg/")
+	want := []string{"watched py/pkg/lib.py", "open py/pkg/lib.py y = 2\n", "textDocument/hover"}
+	if i := slices.Index(got, want[0]); i < 0 || !slices.Equal(got[i:min(i+3, len(got))], want) {
+		t.Fatalf("the late-loading server got %q, want %q in order", got, want)
+	}
+	for _, s := range sequence(t, testenv.Records(t, plain), "svc-a/") {
+		if strings.HasPrefix(s, "open svc-a/util.go") {
+			t.Errorf("a server without OpenChanged had util.go opened: %q", s)
+		}
+	}
+
+	// Two more changes: lib.py, the least recently changed, is closed.
+	write("py/pkg/one.py", "a = 1\n")
+	write("py/pkg/two.py", "b = 1\n")
+	testenv.Eventually(t, 10*time.Second, "one.py and two.py opened, lib.py closed", func() bool {
+		got := sequence(t, testenv.Records(t, record), "py/pkg/")
+		return slices.Contains(got, "open py/pkg/one.py a = 1\n") && slices.Contains(got, "open py/pkg/two.py b = 1\n") &&
+			slices.Contains(got, "close py/pkg/lib.py")
+	})
+	// A kept file that changes again is re-synced, as an open one is.
+	write("py/pkg/two.py", "b = 2\n")
+	testenv.Eventually(t, 10*time.Second, "two.py re-synced", func() bool {
+		res := h.FileRequest(router, filepath.Join(ws, "py/pkg/two.py"), "fake/documentText",
+			map[string]string{"uri": paths.URI(filepath.Join(ws, "py/pkg/two.py"))})
+		return len(res.Results) == 1 && strings.Contains(string(res.Results[0].Result), "b = 2")
+	})
+}
+
+// sequence lists what the fake received about files under dir, in order:
+// "watched REL" for a change forwarded, "open REL TEXT", "close REL", and
+// the method of every request.
+func sequence(t *testing.T, rs []testenv.Record, dir string) []string {
+	rel := func(uri string) string {
+		p := paths.FromURI(uri)
+		if i := strings.Index(p, "/"+dir); i >= 0 {
+			return p[i+1:]
+		}
+		return ""
+	}
+	var out []string
+	for _, r := range rs {
+		var p struct {
+			TextDocument struct {
+				URI  string `json:"uri"`
+				Text string `json:"text"`
+			} `json:"textDocument"`
+			Changes []struct {
+				URI string `json:"uri"`
+			} `json:"changes"`
+		}
+		_ = json.Unmarshal(r.Params, &p)
+		switch {
+		case r.Method == "workspace/didChangeWatchedFiles":
+			for _, c := range p.Changes {
+				if f := rel(c.URI); f != "" {
+					out = append(out, "watched "+f)
+				}
+			}
+		case r.Method == "textDocument/didOpen" && rel(p.TextDocument.URI) != "":
+			out = append(out, "open "+rel(p.TextDocument.URI)+" "+p.TextDocument.Text)
+		case r.Method == "textDocument/didClose" && rel(p.TextDocument.URI) != "":
+			out = append(out, "close "+rel(p.TextDocument.URI))
+		case r.Kind == "request":
+			out = append(out, r.Method)
+		}
+	}
+	return out
+}

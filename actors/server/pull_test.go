@@ -91,6 +91,36 @@ func TestPulledResultsSayWhenTheyWereAskedFor(t *testing.T) {
 	}
 }
 
+// TestPushesSayWhenTheyCame: a push carries the server's view when it
+// came, so that a push of a version that stays (a change of another file
+// leaves it as it was) is not taken with a pull asked after that change
+// (store.Entry.Current).
+func TestPushesSayWhenTheyCame(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t)
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	const other = "file:///work/b.fake"
+	sent := func(uri string) *messages.DocumentSent {
+		return h.Await("sent "+uri, 30*time.Second, func(e any) bool {
+			s, ok := e.(*messages.DocumentSent)
+			return ok && s.URI == uri && s.Version == 1
+		}).(*messages.DocumentSent)
+	}
+	h.Open(pid, docURI, "a // ERROR: a\n")
+	sa := sent(docURI)
+	pa := h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return !d.Pulled && d.Version == 1 })
+	h.Open(pid, other, "b\n")
+	so := sent(other)
+	po := h.AwaitDiagnostics(other, func(d *messages.PublishedDiagnostics) bool { return !d.Pulled && d.Version == 1 })
+	if pa.View < sa.View || po.View < so.View {
+		t.Errorf("pushes at views %d and %d, their documents sent at %d and %d: want each at or after its own", pa.View, po.View, sa.View, so.View)
+	}
+	if pa.View >= so.View {
+		t.Errorf("the first push came at view %d, before %s was sent at %d: want a smaller view", pa.View, other, so.View)
+	}
+}
+
 // TestDocumentOpenedWhileStartingIsAnnounced: a document opened while the
 // server starts is announced (DocumentSent) when it is sent to the server,
 // saying whether the server diagnoses open files only (OpenImporters):

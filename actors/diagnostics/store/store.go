@@ -46,8 +46,10 @@ type Published struct {
 	HasVersion bool
 	At         time.Time
 	Diags      []messages.Diagnostic
-	Dropped    int    // beyond the per-key cap
-	View       uint64 // a pull's: the server's view when it was asked for
+	Dropped    int // beyond the per-key cap
+	// View: a pull's, the server's view when it was asked for; a push's,
+	// the view when it came (PublishedDiagnostics.View).
+	View uint64
 }
 
 // Entry is the latest push and the latest pull result of a document.
@@ -59,7 +61,11 @@ type Entry struct {
 func (e Entry) Empty() bool { return e.Push == nil && e.Pull == nil }
 
 // Current is the entry's diagnostics: the newer of push and pull, both
-// (deduplicated) when they describe the same version.
+// (deduplicated) when they describe the same version, unless the push
+// came before a change the pull describes (its View is older than the
+// pull's): a server that is pulled and pushes too (rust-analyzer pushes
+// what its cargo check found) keeps a push of the document's version
+// through changes of other files, which leave the version as it was.
 func (e Entry) Current() []messages.Diagnostic {
 	switch {
 	case e.Empty():
@@ -70,7 +76,7 @@ func (e Entry) Current() []messages.Diagnostic {
 		return e.Pull.Diags
 	case e.Push.HasVersion && e.Push.Version > e.Pull.Version:
 		return e.Push.Diags
-	case e.Push.HasVersion && e.Push.Version < e.Pull.Version:
+	case e.Push.HasVersion && e.Push.Version < e.Pull.Version, e.Push.View < e.Pull.View:
 		return e.Pull.Diags
 	}
 	return Union(e.Pull.Diags, e.Push.Diags)

@@ -99,6 +99,31 @@ func TestPushAndPullOfOneVersionMerge(t *testing.T) {
 	}
 }
 
+// TestPushBeforeAChangeIsNotMerged: a push of the pulled version that came
+// before a change the pull describes (a change of another file, which
+// leaves the document's version as it was: rust-analyzer's cargo check
+// findings, pushed once) is not merged with that pull; one that came at
+// the pull's view or after is.
+func TestPushBeforeAChangeIsNotMerged(t *testing.T) {
+	s := store.New(0)
+	k := store.Key{Server: srv, URI: "a"}
+	push := pub(1, "cargo check: old error")
+	push.View = 4
+	s.Write(k, false, push)
+	pull := pub(1, "native")
+	pull.View = 5
+	s.Write(k, true, pull)
+	if got := s.Get(k).Current(); len(got) != 1 || got[0].Message != "native" {
+		t.Errorf("a push from view 4 with a pull asked at view 5 = %v, want the pull's alone", got)
+	}
+	again := pub(1, "cargo check: new error")
+	again.View = 5
+	s.Write(k, false, again)
+	if got := s.Get(k).Current(); len(got) != 2 {
+		t.Errorf("a push at the pull's view = %v, want both", got)
+	}
+}
+
 // TestBounded: the store forgets keys beyond its bound, those without
 // diagnostics first.
 func TestBounded(t *testing.T) {
