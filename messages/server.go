@@ -115,11 +115,12 @@ type TouchDocument struct {
 // diagnosis ends, every open document whose diagnostics it changed, has
 // described every open document as of the last change it was sent once
 // it described that change and said its diagnosis of it ended. When that
-// last change was itself a touch, touching another document as well would
-// only make the server diagnose the same workspace again: a check of 478
-// files touched 478 times, and each touch cost gopls a new snapshot. The
-// document's diagnostics are then fresh once the server published URI at
-// Version or later and went quiet after SentAt, when the touch was sent.
+// last change was itself a touch or an open, touching another document as
+// well would only make the server diagnose the same workspace again: a
+// check of 478 files touched 478 times, and each touch cost gopls a new
+// snapshot. The document's diagnostics are then fresh once the server
+// published URI at Version or later and went quiet after SentAt, when the
+// touch or open was sent.
 type Barrier struct {
 	URI     string
 	Version int32

@@ -15,10 +15,13 @@ import (
 // version:
 //
 //   - One that signals its diagnoses and publishes (gopls): when the last
-//     change it was sent was a touch of another document, that touch stands
-//     for this one (messages.Barrier). The server describes every open
-//     document as of that touch once its diagnosis of it ends; a second
-//     touch would only have it diagnose the same workspace again.
+//     change it was sent was a touch or an open of another document, that
+//     touch or open stands for this one (messages.Barrier). The server
+//     describes every open document as of it once its diagnosis of it ends;
+//     a touch would only have it diagnose the same workspace again. (A
+//     check of many files opens them all, then asks each: not one is
+//     touched. A touch had gopls load each of x/tools's `//go:build
+//     ignore` programs open again, one `go list` at a time, 1 s.)
 //   - One that is pulled (pyright, tsserver): the document is pulled again
 //     (repull, pull.go), and only a pull asked from then on describes it
 //     (DocumentSynced.PullView).
@@ -40,9 +43,9 @@ func (a *serverActor) insteadOfTouch(ctx actor.Context, uri string) *messages.Do
 	return nil
 }
 
-// touchMark is the last touch sent to the server in this incarnation
-// (start forgets it): the document, its version, the store's Seq right
-// after it, and when it was sent.
+// touchMark is the last touch or open sent to the server in this
+// incarnation (start forgets it): the document, its version, the store's
+// Seq right after it, and when it was sent.
 type touchMark struct {
 	uri     string
 	version int32
@@ -50,7 +53,8 @@ type touchMark struct {
 	at      time.Time
 }
 
-// noteTouch records a touch of d just sent to the running server.
+// noteTouch records a touch or an open of d just sent to the running
+// server.
 func (a *serverActor) noteTouch(d *docs.Document) {
 	a.lastTouch = touchMark{uri: d.URI, version: d.Version, seq: a.st.docs.Seq(), at: time.Now()}
 }
@@ -59,7 +63,7 @@ func (a *serverActor) noteTouch(d *docs.Document) {
 // uri, if one does: the server runs, has signalled a diagnosis in this
 // incarnation, publishes rather than being pulled (a pull answered before
 // the touch would count for the document's version), and the last thing
-// it was sent is a touch of another document.
+// it was sent is a touch or an open of another document.
 func (a *serverActor) barrier(uri string) (*messages.Barrier, bool) {
 	t := a.lastTouch
 	switch {

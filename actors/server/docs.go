@@ -73,7 +73,7 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 		return
 	}
 	a.tellSent(ctx, r.Doc, false, r.Touched)
-	if r.Touched && !r.Opened {
+	if r.Touched || r.Opened {
 		a.noteTouch(r.Doc)
 	}
 	switch {
