@@ -71,11 +71,12 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 	if m.Partial {
 		r.checkStamps(ctx)
 	} else {
+		var closed []string // changed, open nowhere
 		for _, c := range m.Changes {
 			if doc, ok := r.docs[c.Path]; ok {
 				r.diskChanged(ctx, c.Path, doc, paths.StampOf(c.Path), true)
 			} else if c.Type != messages.FileDeleted && !c.Dir {
-				r.openChanged(ctx, c.Path)
+				closed = append(closed, c.Path)
 			}
 			if c.Dir && c.Type == messages.FileDeleted { // the documents below it are gone too, unreported one by one
 				for p, doc := range r.docs {
@@ -85,6 +86,7 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 				}
 			}
 		}
+		r.openChanged(ctx, closed)
 	}
 	r.barrierReached(ctx, m.Barriers)
 }
@@ -133,24 +135,39 @@ type diskWritten struct {
 	err   error
 }
 
-// openChanged opens a file that changed on disk, and that no one has open,
-// on the servers that read such a file in a loader of their own
-// (config.Server.OpenChanged), kept among their changed files; the calls
-// the change holds back wait until its text is handed to them. Each of
-// those servers got the change (didChangeWatchedFiles) first, in order.
-func (r *routerActor) openChanged(ctx actor.Context, abs string) {
-	if r.cfg.Registry == nil || !slices.ContainsFunc(r.cfg.Registry.Match(abs), func(s *config.Server) bool { return s.OpenChanged > 0 }) {
-		return // routing it would cost a walk of its path for nothing
+// openChanged opens files that changed on disk, and that no one has
+// open, on the servers that read such a file in a loader of their own
+// (config.Server.OpenChanged), kept among their changed files: of a batch
+// naming more than a server keeps, the last ones (the others would be
+// closed at once); the calls the change holds back wait until their texts
+// are handed to the server actors. Each of those servers got the change
+// (didChangeWatchedFiles) first, in order.
+func (r *routerActor) openChanged(ctx actor.Context, changed []string) {
+	if r.cfg.Registry == nil {
+		return
 	}
-	doc, err := r.newDocument(abs, false)
-	if err != nil {
-		return // not a file a server serves, or not in the workspace
-	}
-	for i, t := range doc.targets {
-		if n := doc.defs[i].OpenChanged; n > 0 {
+	opened := make(map[keptKey]int)
+	for _, abs := range slices.Backward(changed) {
+		if _, open := r.docs[abs]; open {
+			continue // named twice in the batch
+		}
+		if !slices.ContainsFunc(r.cfg.Registry.Match(abs), func(s *config.Server) bool { return s.OpenChanged > 0 }) {
+			continue // routing it would cost a walk of its path for nothing
+		}
+		doc, err := r.newDocument(abs, false)
+		if err != nil {
+			continue // not a file a server serves, or not in the workspace
+		}
+		for i, t := range doc.targets {
+			n := doc.defs[i].OpenChanged
+			key := keptKey{server: t.ServerKey, kind: keptChanged}
+			if n == 0 || opened[key] >= n {
+				continue
+			}
+			opened[key]++
 			r.b.ops++
-			r.keepDoc(ctx, abs, abs, doc, false, keptKey{server: t.ServerKey, kind: keptChanged}, n, r.opDone(ctx))
-			return
+			r.keepDoc(ctx, abs, abs, doc, false, key, n, r.opDone(ctx))
+			break
 		}
 	}
 }

@@ -283,8 +283,9 @@ func TestBlindFileSystemChangeReachesTheNextCall(t *testing.T) {
 // changed file in a loader of its own and answered from the file as it
 // was), a file nobody has open that changes on disk is opened with its new
 // text after the change is forwarded and before the call the change held
-// back; the least recently changed beyond the limit are closed. A server
-// without it hears of the change only.
+// back; the least recently changed beyond the limit are closed, and of a
+// batch naming more files than the limit only the last are opened. A
+// server without it hears of the change only.
 func TestChangedFilesOpenOnServersThatLoadThemLate(t *testing.T) {
 	h := actortest.New(t)
 	ws := actortest.Monorepo(t)
@@ -295,11 +296,17 @@ func TestChangedFilesOpenOnServersThatLoadThemLate(t *testing.T) {
 	late := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil, "--record", record, "--server-request", reg)
 	late.OpenChanged = 2
 	other := actortest.FakeDef(t, "fake-go", []string{".go"}, []string{"go.mod"}, nil, "--record", plain, "--server-request", reg)
+	// Batches go out when a call asks for a barrier: each of the writes
+	// below is in the batch of the call after it.
 	router := h.Router(ws, config.RegistryOf(late, other), func(c *router.Config) {
-		c.Watch, c.WatchDebounce = true, 20*time.Millisecond
+		c.Watch, c.WatchDebounce = true, time.Hour
 	})
 	app := filepath.Join(ws, "py", "pkg", "app.py")
 	goFile := filepath.Join(ws, "svc-a", "a.go")
+	hover := func() {
+		h.FileRequest(router, app, "textDocument/hover", map[string]any{
+			"textDocument": map[string]string{"uri": paths.URI(app)}, "position": map[string]int{"line": 0, "character": 0}})
+	}
 	h.Sync(router, "agent", app, messages.SyncCurrent, "")
 	h.Sync(router, "agent", goFile, messages.SyncCurrent, "")
 	testenv.Eventually(t, 10*time.Second, "registrations answered", func() bool {
@@ -317,8 +324,7 @@ func TestChangedFilesOpenOnServersThatLoadThemLate(t *testing.T) {
 	write("svc-a/util.go", "package a\n")
 	// The call comes after the change: the router holds it until the
 	// change is handled, lib.py opened among it.
-	h.FileRequest(router, app, "textDocument/hover", map[string]any{
-		"textDocument": map[string]string{"uri": paths.URI(app)}, "position": map[string]int{"line": 0, "character": 0}})
+	hover()
 	got := sequence(t, testenv.Records(t, record), "py/pkg/")
 	want := []string{"watched py/pkg/lib.py", "open py/pkg/lib.py y = 2\n", "textDocument/hover"}
 	if i := slices.Index(got, want[0]); i < 0 || !slices.Equal(got[i:min(i+3, len(got))], want) {
@@ -330,21 +336,31 @@ func TestChangedFilesOpenOnServersThatLoadThemLate(t *testing.T) {
 		}
 	}
 
-	// Two more changes: lib.py, the least recently changed, is closed.
-	write("py/pkg/one.py", "a = 1\n")
-	write("py/pkg/two.py", "b = 1\n")
-	testenv.Eventually(t, 10*time.Second, "one.py and two.py opened, lib.py closed", func() bool {
-		got := sequence(t, testenv.Records(t, record), "py/pkg/")
-		return slices.Contains(got, "open py/pkg/one.py a = 1\n") && slices.Contains(got, "open py/pkg/two.py b = 1\n") &&
-			slices.Contains(got, "close py/pkg/lib.py")
-	})
+	// Three more changes in one batch: two are opened (the limit), the
+	// third not at all, and lib.py, the least recently changed, is closed.
+	for _, f := range []string{"one", "two", "three"} {
+		write("py/pkg/"+f+".py", f+" = 1\n")
+	}
+	hover()
+	got = sequence(t, testenv.Records(t, record), "py/pkg/")
+	var opened []string
+	for _, f := range []string{"one", "two", "three"} {
+		if slices.Contains(got, "open py/pkg/"+f+".py "+f+" = 1\n") {
+			opened = append(opened, f)
+		}
+	}
+	if len(opened) != 2 || !slices.Contains(got, "close py/pkg/lib.py") || slices.ContainsFunc(got, func(s string) bool {
+		return strings.HasPrefix(s, "close py/pkg/") && s != "close py/pkg/lib.py"
+	}) {
+		t.Errorf("after a batch of three changes, opened %v and got %q; want two opened, lib.py closed and nothing else", opened, got)
+	}
 	// A kept file that changes again is re-synced, as an open one is.
-	write("py/pkg/two.py", "b = 2\n")
-	testenv.Eventually(t, 10*time.Second, "two.py re-synced", func() bool {
-		res := h.FileRequest(router, filepath.Join(ws, "py/pkg/two.py"), "fake/documentText",
-			map[string]string{"uri": paths.URI(filepath.Join(ws, "py/pkg/two.py"))})
-		return len(res.Results) == 1 && strings.Contains(string(res.Results[0].Result), "b = 2")
-	})
+	kept := filepath.Join(ws, "py/pkg/"+opened[0]+".py")
+	write("py/pkg/"+opened[0]+".py", "again = 2\n")
+	res := h.FileRequest(router, kept, "fake/documentText", map[string]string{"uri": paths.URI(kept)})
+	if len(res.Results) != 1 || !strings.Contains(string(res.Results[0].Result), "again = 2") {
+		t.Errorf("the text of %s after it changed again = %+v, want the disk's", kept, res.Results)
+	}
 }
 
 // sequence lists what the fake received about files under dir, in order:
