@@ -337,6 +337,16 @@ func TestWatcherStopJoinsEverything(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a", "b", "f"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	stopAndJoin(t, sys, pid, reaper)
+	testenv.Eventually(t, 5*time.Second, "actor registry back to its baseline", func() bool {
+		return testenv.Actors(sys) == base
+	})
+	sys.Shutdown()
+}
+
+// stopAndJoin stops the watcher pid and waits for its goroutines.
+func stopAndJoin(t *testing.T, sys *actor.ActorSystem, pid *actor.PID, reaper *lifecycle.Reaper) {
+	t.Helper()
 	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -345,10 +355,6 @@ func TestWatcherStopJoinsEverything(t *testing.T) {
 	if !reaper.Wait(ctx) {
 		t.Error("Reaper.Wait: the watcher's goroutines did not end")
 	}
-	testenv.Eventually(t, 5*time.Second, "actor registry back to its baseline", func() bool {
-		return testenv.Actors(sys) == base
-	})
-	sys.Shutdown()
 }
 
 // TestWatcherHoldsAFileBeingWritten: a file open for writing is not
@@ -443,14 +449,7 @@ func TestWatcherSweepsMarkersOfDeadProcesses(t *testing.T) {
 	if m := markers(); len(m) != 1 {
 		t.Errorf("the watcher's own marker directories = %v, want one", m)
 	}
-	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if !reaper.Wait(ctx) {
-		t.Error("Reaper.Wait: the watcher's goroutines did not end")
-	}
+	stopAndJoin(t, sys, pid, reaper)
 	if m := markers(); len(m) != 0 {
 		t.Errorf("marker directories left after the watcher stopped: %v", m)
 	}
