@@ -19,9 +19,8 @@ import (
 //     touch or open stands for this one (messages.Barrier). The server
 //     describes every open document as of it once its diagnosis of it ends;
 //     a touch would only have it diagnose the same workspace again. (A
-//     check of many files opens them all, then asks each: not one is
-//     touched. A touch had gopls load each of x/tools's `//go:build
-//     ignore` programs open again, one `go list` at a time, 1 s.)
+//     check of many files opens them all, then asks each: once the server
+//     has signalled a diagnosis, none is touched.)
 //   - One that is pulled (pyright, tsserver): the document is pulled again
 //     (repull, pull.go), and only a pull asked from then on describes it
 //     (DocumentSynced.PullView).
