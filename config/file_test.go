@@ -135,6 +135,8 @@ func TestValidationErrors(t *testing.T) {
 		{gopls(`"maxMessageSize": -3`), `agentlsp.json: servers.gopls.maxMessageSize: must not be negative, got -3`},
 		{gopls(`"openTargets": -1`), `agentlsp.json: servers.gopls.openTargets: must not be negative, got -1`},
 		{gopls(`"openTargets": 257`), `agentlsp.json: servers.gopls.openTargets: openTargets 257 is more than 256`},
+		{gopls(`"openChanged": -1`), `agentlsp.json: servers.gopls.openChanged: must not be negative, got -1`},
+		{gopls(`"openChanged": 300`), `agentlsp.json: servers.gopls.openChanged: openChanged 300 is more than 256`},
 		{gopls(`"transport": "pipe"`), `agentlsp.json: servers.gopls.transport: unknown transport "pipe" (want stdio, tcp or unix)`},
 		{gopls(`"diagnosticsPull": "pull"`), `agentlsp.json: servers.gopls.diagnosticsPull: unknown diagnosticsPull "pull" (want "tsserver", or none)`},
 		{gopls(`"transport": "tcp"`), `agentlsp.json: servers.gopls.address: missing: transport "tcp" needs an address`},
