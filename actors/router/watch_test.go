@@ -352,7 +352,7 @@ func TestChangedFilesOpenOnServersThatLoadThemLate(t *testing.T) {
 	if len(opened) != 2 || !slices.Contains(got, "close py/pkg/lib.py") || slices.ContainsFunc(got, func(s string) bool {
 		return strings.HasPrefix(s, "close py/pkg/") && s != "close py/pkg/lib.py"
 	}) {
-		t.Errorf("after a batch of three changes, opened %v and got %q; want two opened, lib.py closed and nothing else", opened, got)
+		t.Fatalf("after a batch of three changes, opened %v and got %q; want two opened, lib.py closed and nothing else", opened, got)
 	}
 	// A kept file that changes again is re-synced, as an open one is.
 	kept := filepath.Join(ws, "py/pkg/"+opened[0]+".py")
