@@ -143,10 +143,10 @@ type diskWritten struct {
 // are handed to the server actors. Each of those servers got the change
 // (didChangeWatchedFiles) first, in order.
 func (r *routerActor) openChanged(ctx actor.Context, changed []string) {
-	if r.cfg.Registry == nil {
+	if r.cfg.Registry == nil || len(changed) == 0 {
 		return
 	}
-	opened := make(map[keptKey]int)
+	var opened map[keptKey]int // per server, in this batch
 	for _, abs := range slices.Backward(changed) {
 		if _, open := r.docs[abs]; open {
 			continue // named twice in the batch
@@ -163,6 +163,9 @@ func (r *routerActor) openChanged(ctx actor.Context, changed []string) {
 			key := keptKey{server: t.ServerKey, kind: keptChanged}
 			if n == 0 || opened[key] >= n {
 				continue
+			}
+			if opened == nil {
+				opened = make(map[keptKey]int)
 			}
 			opened[key]++
 			r.b.ops++

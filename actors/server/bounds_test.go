@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/actortest"
 	"github.com/agentlsp/agentlsp/test/testenv"
@@ -95,6 +97,18 @@ func countMethod(rs []testenv.Record, method string) int {
 	return n
 }
 
+// runningPulledFake starts a fake that is pulled and never pushes, with
+// maxInFlight calls in flight and the answers of one method delayed
+// (METHOD=DUR), and waits until it runs.
+func runningPulledFake(t *testing.T, maxInFlight int, delay string) (*actortest.Harness, *actor.PID) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", delay)
+	srv.MaxInFlight = maxInFlight
+	pid := h.Spawn(srv, t.TempDir(), nil)
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	return h, pid
+}
+
 // TestEveryOpenIsPulledBeyondTheQueue: more documents opened at once than
 // the call queue holds (4 in flight, 12 waiting) are each pulled, their
 // pulls waiting their turn in the actor rather than refused as overloaded
@@ -102,11 +116,7 @@ func countMethod(rs []testenv.Record, method string) int {
 // whose round failed waited for a pull that never came), and an agent's
 // request meanwhile finds room in the queue.
 func TestEveryOpenIsPulledBeyondTheQueue(t *testing.T) {
-	h := actortest.New(t)
-	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", "textDocument/diagnostic=20ms")
-	srv.MaxInFlight = 4
-	pid := h.Spawn(srv, t.TempDir(), nil)
-	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	h, pid := runningPulledFake(t, 4, "textDocument/diagnostic=20ms")
 	const n = 60
 	for i := range n {
 		h.Open(pid, docURIn(i), "x\n")
@@ -178,11 +188,7 @@ func TestATouchOfAPulledDocumentIsAPull(t *testing.T) {
 // requests (2 in flight, 6 waiting), an open's pull waits in the actor,
 // and goes once an agent's answer makes room: the file is pulled.
 func TestAPullWaitsForRoomAgentsTook(t *testing.T) {
-	h := actortest.New(t)
-	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--delay", "textDocument/hover=300ms")
-	srv.MaxInFlight = 2
-	pid := h.Spawn(srv, t.TempDir(), nil)
-	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	h, pid := runningPulledFake(t, 2, "textDocument/hover=300ms")
 	raw, _ := json.Marshal(map[string]any{})
 	for range 8 {
 		h.Sys.Root.Send(pid, &messages.Request{ID: actortest.RequestIDs.Add(1), Method: "textDocument/hover", Params: raw})
