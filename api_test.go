@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -276,5 +277,73 @@ func TestReferencesWaitForTheServersReadyLine(t *testing.T) {
 					ans.Indexing, tc.refs, tc.indexing)
 			}
 		})
+	}
+}
+
+// TestDiagnosticsWaitForTheServersCheckOnSave: a server that finds some
+// errors only in a check of its own, run on save (rust-analyzer's cargo
+// check, the only source of borrow-checker errors; the fake's
+// --check-on-save, which alone reports "BORROW:" lines), is sent didSave
+// after each change from disk, and the diagnostics of the changed file
+// wait for the check that save began: the error comes and goes with the
+// file on disk. Without the wait, the answer came from the pull alone,
+// fresh and clean.
+func TestDiagnosticsWaitForTheServersCheckOnSave(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+	}{
+		{"save in its capabilities", nil},
+		// rust-analyzer registers for didSave, as a client that offers
+		// dynamic registration lets it.
+		{"save registered", []string{"--save-register"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testCheckOnSave(t, tc.flags...) })
+	}
+}
+
+func testCheckOnSave(t *testing.T, flags ...string) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	file := filepath.Join(ws, "moved.py")
+	rt, record := fakeRuntimeIn(t, ws, func(s *config.Server) {
+		s.CheckOnSave, s.IndexWait = "cargo check", config.Duration(20*time.Second)
+	}, append([]string{"--pull", "--no-push", "--check-on-save", "300ms"}, flags...)...)
+	for i, text := range []string{
+		"v = take(v) # BORROW: use of moved value\n",
+		"v = 1\n",
+		"x = 2\nw = take(v) # BORROW: moved again\n",
+	} {
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		reports, err := rt.Session("agent").Diagnostics(context.Background(), []string{"moved.py"},
+			agentlsp.WithTimeout(20*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := reports[0]
+		var got []string
+		for _, d := range r.Diagnostics {
+			got = append(got, fmt.Sprintf("%d %s %s", d.Range.Start.Line, d.Code, d.Message))
+		}
+		var want []string
+		if _, msg, ok := strings.Cut(text, "BORROW: "); ok {
+			want = []string{fmt.Sprintf("%d E0382 %s", strings.Count(text[:strings.Index(text, "BORROW")], "\n"),
+				strings.TrimSpace(msg))}
+		}
+		if r.Status != messages.StatusFresh || !slices.Equal(got, want) {
+			t.Errorf("round %d: report %s %q %q, want fresh with %q", i, r.Status, r.Detail, got, want)
+		}
+	}
+	saves := 0
+	for _, rec := range testenv.Records(t, record) {
+		if rec.Method == "textDocument/didSave" {
+			saves++
+		}
+	}
+	// The first round's answer waits for the check the server runs after
+	// it starts, which began after the file was opened.
+	if saves < 2 {
+		t.Errorf("%d didSave sent, want one for each of the 2 changes at least", saves)
 	}
 }

@@ -177,6 +177,10 @@ func rustAnalyzer() *Server {
 		// was, in 10 of 30 rounds of a checkout soak; open, the file's
 		// text is the one sent.
 		OpenChanged: 32,
+		// Borrow-checker errors come from cargo check alone, which it runs
+		// after its workspace loads and after each save; an answer that
+		// did not wait for it said a file with a moved value was clean.
+		CheckOnSave: "cargo check",
 		InstallHint: installHint("rust-analyzer"),
 	}
 }

@@ -85,7 +85,7 @@ func parseAndMerge(in string) error {
 	return err
 }
 
-const knownFields = "address, args, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
+const knownFields = "address, args, checkOnSave, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, indexWait, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
 	"openChanged, openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"

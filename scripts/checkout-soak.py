@@ -8,13 +8,13 @@ broken,master), which differ in files the named ones use. Each round checks
 out the next branch, calls the tool at once for FILE... (without naming what
 changed), then runs the oracle with the disk unchanged (`gopls check
 -severity=error FILE...`, `pyright --outputjson FILE...`, `tsc --noEmit
--p .`, `clangd --check=FILE` (by line only) or `rust-analyzer diagnostics
-.`) and compares
+-p .`, `clangd --check=FILE` (by line only), `rust-analyzer diagnostics
+.`, or that and `cargo check` for cargo) and compares
 the errors (line, column) of every named file the tool marked fresh. It
 prints a line per round, every disagreement, and at the end "fresh N
 false M". Bounded by --rounds; not part of the test run.
 
-usage: checkout-soak.py --oracle gopls|pyright|tsc|clangd|rust-analyzer DIR FILE... [--rounds N] [--branches A,B]
+usage: checkout-soak.py --oracle gopls|pyright|tsc|clangd|rust-analyzer|cargo DIR FILE... [--rounds N] [--branches A,B]
 
 AGENTLSP_BIN names the agentlsp binary (go build -o /tmp/agentlsp
 ./cmd/agentlsp), AGENTLSP_LOG_LEVEL its log level (DIR.agentlsp.stderr); gopls, pyright and tsc are those `bash scripts/install-servers.sh`
@@ -34,6 +34,7 @@ AGENTLSP = os.environ.get("AGENTLSP_BIN", "agentlsp")
 GOPLS_LINE = re.compile(r"^(.+?):(\d+):(\d+)(?:-\d+)?: (.*)$")
 CLANGD_LINE = re.compile(r"^E\[[^]]*\] \[[^]]*\] Line (\d+): ")
 TSC_LINE = re.compile(r"^(.+?)\((\d+),(\d+)\): error TS\d+: ")
+CARGO_TARGET = "target/agentlsp-soak"  # the oracle's own, apart from rust-analyzer's
 RA_LINE = re.compile(r"file (\S+): Error \S+ from LineCol \{ line: (\d+), col: (\d+) \}")
 
 
@@ -66,6 +67,21 @@ def oracle(kind, ws, files):
             f = os.path.relpath(m.group(1), ws)
             if f in res:
                 res[f].add((int(m.group(2)) + 1, int(m.group(3)) + 1))
+        return res
+    if kind == "cargo":
+        # rust-analyzer's own scan, and cargo check's errors (the borrow
+        # checker's among them), at their primary spans.
+        res = oracle("rust-analyzer", ws, files)
+        out = subprocess.run(["cargo", "check", "--quiet", "--message-format=json", "--target-dir", CARGO_TARGET],
+                             cwd=ws, capture_output=True, text=True, timeout=600).stdout
+        for line in out.splitlines():
+            m = json.loads(line)
+            msg = m.get("message") or {}
+            if m.get("reason") != "compiler-message" or msg.get("level") != "error":
+                continue
+            for sp in msg.get("spans", []):
+                if sp.get("is_primary") and sp["file_name"] in res:
+                    res[sp["file_name"]].add((sp["line_start"], sp["column_start"]))
         return res
     if kind == "tsc":
         # The project's whole program, as tsserver sees it (tsc --noEmit -p .).
@@ -120,7 +136,7 @@ class Client:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--oracle", choices=["gopls", "pyright", "tsc", "clangd", "rust-analyzer"], required=True)
+    ap.add_argument("--oracle", choices=["gopls", "pyright", "tsc", "clangd", "rust-analyzer", "cargo"], required=True)
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--branches", default="broken,master")
     ap.add_argument("dir")

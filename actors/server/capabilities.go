@@ -168,6 +168,21 @@ func parseCaps(result json.RawMessage) (serverCaps, error) {
 	return caps, nil
 }
 
+// takesSave reports whether the server wants didSave: its
+// textDocumentSync says so, or it registered for it (rust-analyzer does,
+// to a client that offers dynamic registration of synchronisation).
+func (a *serverActor) takesSave() bool {
+	if a.caps.sync.Save {
+		return true
+	}
+	for _, r := range a.regs {
+		if r.Method == "textDocument/didSave" {
+			return true
+		}
+	}
+	return false
+}
+
 // parseSync reads textDocumentSync: a bare kind number or an options object.
 func parseSync(raw json.RawMessage) (kind int, openClose, save bool) {
 	if len(raw) == 0 || string(raw) == "null" {

@@ -43,7 +43,10 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 		res.Doc = a.st.docs.Get(m.URI)
 		if !a.st.docs.IsOpen(m.URI) {
 			err = docs.ErrNotOpen
-		} else if a.running() && a.caps.sync.Save {
+		} else if a.checksOnSave() {
+			a.checkDue(m.URI)
+			a.askForCheck(ctx, res.Doc) // now, or once the check owed began
+		} else if a.running() && a.takesSave() {
 			a.notify(ctx, "textDocument/didSave", docs.DidSave(m.URI))
 		}
 	case *messages.CloseDocument:
@@ -78,8 +81,18 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 	}
 	switch {
 	case r.Opened:
-		a.sendOpen(ctx, r.Doc, a.openedChanged(r.Doc.URI), edited)
+		changed := a.openedChanged(r.Doc.URI)
+		if !edited {
+			// What an earlier check found in the file was pushed with
+			// no version, or an older one, and describes the server's
+			// view before this open: the next check's pushes carry it.
+			a.checkDue(r.Doc.URI)
+		}
+		a.sendOpen(ctx, r.Doc, changed, edited)
 	case a.caps.sync.Kind != 0:
+		if !r.Touched && !edited {
+			a.checkDue(r.Doc.URI)
+		}
 		change := docs.DidChange(r.Doc, r.Old, a.caps.sync)
 		if r.Touched && a.caps.serverName == "clangd" {
 			// A touch: a new diagnosis of the same text. clangd skips
@@ -89,6 +102,9 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 		}
 		a.notify(ctx, "textDocument/didChange", change)
 		a.pullAfterChange(ctx, r.Doc)
+	}
+	if !edited {
+		a.askForCheck(ctx, r.Doc) // a check due, on a server not pulled
 	}
 }
 

@@ -89,39 +89,48 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 	case "begin":
 		diagnosing = strings.HasPrefix(p.Value.Title, "diagnosing")
 		kind := workIndexing
-		if diagnosing {
+		switch {
+		case diagnosing:
 			kind, a.signals = workDiagnosis, true
-		}
-		a.progress[token] = kind
-		if kind == workIndexing {
+		case a.isCheck(p.Value.Title):
+			kind = workCheck
+			a.checkBegan(ctx)
+		default:
 			a.works++
 		}
+		a.progress[token] = kind
 	case "end":
+		if a.progress[token] == workIndexing && a.check.owed {
+			a.armCheckGrace() // the server begins its check once it has loaded
+		}
 		delete(a.progress, token)
 		defer a.askAgainAfterIndex(ctx)
 	}
 	msg := &messages.Progress{
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root, Token: token, Kind: p.Value.Kind,
-		Title: p.Value.Title, Message: p.Value.Message, Active: a.indexing(),
-		Diagnosing: diagnosing, Diagnoses: a.diagnoses(),
+		Title: p.Value.Title, Message: p.Value.Message, Active: a.indexing() || a.checking(),
+		Diagnosing: diagnosing, Diagnoses: a.inProgress(workDiagnosis),
 	}
 	a.tellObservers(ctx, msg)
 }
 
 // The kinds of work a server reports progress for: a diagnosis of changes
 // (gopls with verboseWorkDoneProgress: "diagnosing ...") is the server's
-// own signal that diagnostics are complete when it ends; any other work is
-// indexing, and makes answers possibly incomplete.
+// own signal that diagnostics are complete when it ends; a check on save
+// (CheckOnSave: rust-analyzer's "cargo check") holds pulls answered during
+// it (savecheck.go); any other work is indexing, and makes answers
+// possibly incomplete.
 const (
 	workIndexing = iota + 1
 	workDiagnosis
+	workCheck
 )
 
-// diagnoses is the number of diagnosis works in progress.
-func (a *serverActor) diagnoses() int {
+// inProgress is the number of works of kind in progress.
+func (a *serverActor) inProgress(kind int) int {
 	n := 0
 	for _, k := range a.progress {
-		if k == workDiagnosis {
+		if k == kind {
 			n++
 		}
 	}

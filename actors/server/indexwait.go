@@ -57,7 +57,7 @@ func (a *serverActor) holdForIndex(c *calls.Call, m *callDone, modified bool) bo
 	}
 	p.cancel()
 	a.calls.Retry(c.ID) // waiting, out of line until the work ends or the wait does
-	if !a.indexing() {
+	if !a.busyFor(p) {
 		a.calls.Requeue(c.ID) // the work is over: ask again now
 		return true
 	}
@@ -69,24 +69,39 @@ func (a *serverActor) holdForIndex(c *calls.Call, m *callDone, modified bool) bo
 
 // duringWork reports whether p's request was in flight while the server
 // reported indexing work: it still does, did when the request was sent, or
-// began some since.
+// began some since; for a pull, the same of a check on save, or one owed.
 func (a *serverActor) duringWork(p *pending) bool {
-	return a.indexing() || p.inWork || p.works != a.works
+	return a.indexing() || p.inWork || p.works != a.works ||
+		p.pull != nil && (a.checking() || p.inCheck || p.checks != a.check.begun)
 }
 
-// askAgainAfterIndex sends the held requests again once the server reports
-// no work in progress.
+// busyFor reports whether the server is at work that holds p's answer:
+// indexing, or for a pull, a check on save running or owed.
+func (a *serverActor) busyFor(p *pending) bool {
+	return a.indexing() || p.pull != nil && a.checking()
+}
+
+// askAgainAfterIndex sends the held requests again whose work is over.
 func (a *serverActor) askAgainAfterIndex(ctx actor.Context) {
-	if a.indexing() || len(a.afterIndex) == 0 {
+	if len(a.afterIndex) == 0 || a.indexing() {
 		return
 	}
+	kept := a.afterIndex[:0]
 	for _, id := range a.afterIndex {
-		if c := a.calls.Get(id); c != nil && c.State == calls.Waiting && pendingOf(c).held != nil {
-			pendingOf(c).held = nil
-			a.calls.Requeue(id)
+		c := a.calls.Get(id)
+		if c == nil || c.State != calls.Waiting || pendingOf(c).held == nil {
+			continue
 		}
+		if a.busyFor(pendingOf(c)) {
+			kept = append(kept, id) // a pull, while a check runs
+			continue
+		}
+		pendingOf(c).held = nil
+		a.calls.Requeue(id)
 	}
-	a.afterIndex = nil
+	if a.afterIndex = kept; len(kept) == 0 {
+		a.afterIndex = nil
+	}
 	a.dispatchWaiting(ctx)
 }
 

@@ -38,6 +38,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	a.dropPulls()
 	clear(a.progress)
 	a.signals, a.lastTouch, a.repulledAt = false, touchMark{}, 0 // barrier.go
+	a.resetCheck(false)                                          // savecheck.go
 	a.afterIndex = nil                                           // their calls were drained and wait for this start
 	a.notReady, a.readySeen = false, false                       // ready.go; afterReady's calls wait for this start's line
 	a.setState(ctx, messages.StateStarting, nil)
@@ -110,6 +111,7 @@ func (a *serverActor) onIncStarted(ctx actor.Context, m *incStarted) {
 	a.caps, a.osPID, a.broken, a.lastErr = caps, m.osPID, false, nil
 	a.runningSince = a.cfg.Clock.Now()
 	a.awaitReady()
+	a.resetCheck(true)
 	a.setState(ctx, messages.StateRunning, nil)
 	a.reopenAll(ctx)
 	a.dispatchWaiting(ctx)

@@ -42,6 +42,10 @@ type pending struct {
 	// answer is about a project the server was loading if either changed.
 	works  uint64
 	inWork bool
+	// checks and inCheck are the same for the server's checks on save
+	// (savecheck.go), which hold pulls only.
+	checks  uint64
+	inCheck bool
 }
 
 // Private messages about calls.
@@ -128,6 +132,7 @@ func (a *serverActor) dispatch(ctx actor.Context, c *calls.Call) {
 	callCtx, cancel := context.WithTimeout(context.Background(), remaining)
 	p.cancel = cancel
 	p.works, p.inWork = a.works, a.indexing()
+	p.checks, p.inCheck = a.check.begun, a.checking()
 	send, gen, id, attempt := a.sendSelf(ctx), a.inc.gen, c.ID, c.Attempt
 	method, params := a.method(p)
 	start := time.Now() // the server's own time, not the actor's clock

@@ -121,6 +121,8 @@ type serverActor struct {
 	// complete; lastTouch is the last touch sent to it (barrier.go).
 	signals   bool
 	lastTouch touchMark
+	// check is the server's check on save (savecheck.go).
+	check saveCheck
 	// pullBacklog are the actor's own pulls waiting for room in the call
 	// queue, where pullsQueued of them are (pull.go).
 	pullBacklog []pulls.Request
@@ -188,6 +190,8 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onCallExpired(ctx, m)
 	case *indexWaitOver:
 		a.onIndexWaitOver(ctx, m)
+	case *checkGraceOver:
+		a.onCheckGraceOver(ctx, m)
 	case *readyOver:
 		a.onReadyOver(ctx, m)
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
@@ -287,7 +291,8 @@ func (a *serverActor) status() *messages.ServerStatus {
 	return s
 }
 
-// indexing reports work in progress other than diagnoses.
-func (a *serverActor) indexing() bool { return len(a.progress) > a.diagnoses() }
+// indexing reports work in progress other than diagnoses and checks on
+// save: the server loads its project.
+func (a *serverActor) indexing() bool { return a.inProgress(workIndexing) > 0 }
 
 func (a *serverActor) running() bool { return a.state == messages.StateRunning && a.inc != nil }

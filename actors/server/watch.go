@@ -43,8 +43,12 @@ func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		case !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path):
 			unheard = true
 		}
-		if c.Type != messages.FileDeleted && !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path) {
+		source := a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path)
+		if c.Type != messages.FileDeleted && !a.st.docs.IsOpen(c.URI) && source {
 			a.noteChangedOnDisk(c.URI)
+		}
+		if source || a.watching(c) {
+			a.checkDue("") // a check on save reads the disk (savecheck.go)
 		}
 	}
 	if len(changes) > 0 || unheard {

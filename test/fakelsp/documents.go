@@ -97,9 +97,13 @@ func (s *server) didClose(params json.RawMessage) {
 	delete(s.docs, uri)
 }
 
-// didSave is recorded; with --refresh-on-save it asks the client to pull
-// diagnostics again (workspace/diagnostic/refresh).
+// didSave is recorded; with --check-on-save it begins a check, with
+// --refresh-on-save it asks the client to pull diagnostics again
+// (workspace/diagnostic/refresh).
 func (s *server) didSave(json.RawMessage) {
+	if s.cfg.checkOnSave > 0 {
+		s.startCheck()
+	}
 	if s.cfg.refreshOnSave {
 		s.call(s.internalID(), "workspace/diagnostic/refresh", nil, nil)
 	}

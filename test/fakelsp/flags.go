@@ -22,6 +22,7 @@ type config struct {
 	pull            bool
 	interFile       bool
 	pullRegister    bool
+	saveRegister    bool
 	positionEnc     string // "utf-16" or "utf-8": what the fake offers
 	exitCode        int
 	noPush          bool
@@ -51,6 +52,7 @@ type config struct {
 	serverRequests  requestList
 	progress        time.Duration
 	diagnosing      bool
+	checkOnSave     time.Duration
 	emptyInWork     bool
 	modifiedInWork  methodSet
 	readyAfter      time.Duration
@@ -83,6 +85,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.pull, "pull", false, "offer pull diagnostics (diagnosticProvider)")
 	fs.BoolVar(&c.interFile, "inter-file", false, "say pull diagnostics have inter-file dependencies")
 	fs.BoolVar(&c.pullRegister, "pull-register", false, "offer pull diagnostics by client/registerCapability after initialized")
+	fs.BoolVar(&c.saveRegister, "save-register", false, "ask for didSave by client/registerCapability after initialized, not in textDocumentSync, as rust-analyzer does")
 	fs.StringVar(&c.positionEnc, "position-encoding", "utf-16", "position encoding to choose if the client offers it: utf-16 or utf-8")
 	fs.IntVar(&c.exitCode, "exit-code", 0, "exit code on the exit notification")
 	fs.BoolVar(&c.noPush, "no-push", false, "never publish diagnostics")
@@ -114,6 +117,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.Var(c.modifiedInWork, "modified-while-progress", "answer `METHOD` with -32801 (content modified) from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace (repeatable)")
 	fs.BoolVar(&c.emptyInWork, "empty-while-progress", false, "answer pulls with no diagnostics from initialized until the --progress work ends, as rust-analyzer does while it loads its workspace")
 	fs.BoolVar(&c.diagnosing, "diagnosing", false, "wrap each publication in a \"diagnosing changed files\" work done progress, as gopls does: begun when the change is taken, ended once the diagnostics (after --push-delay) are out")
+	fs.DurationVar(&c.checkOnSave, "check-on-save", 0, "after initialized and on each didSave, run a check of the files on disk lasting this `duration`, as rust-analyzer runs cargo check: a \""+checkTitle+"\" work done progress whose end comes after a push for each file with a \""+checkMarker+"\" line (a marker no pull and no other push reports), then workspace/diagnostic/refresh")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }
 

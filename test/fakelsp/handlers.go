@@ -144,12 +144,13 @@ func (s *server) initialize(r *request) {
 
 // initializeResult is the InitializeResult the flags describe.
 func (s *server) initializeResult() map[string]any {
+	sync := map[string]any{"openClose": true, "change": s.cfg.syncKind, "save": map[string]any{"includeText": false}}
+	if s.cfg.saveRegister {
+		delete(sync, "save")
+	}
 	caps := map[string]any{
-		"textDocumentSync": map[string]any{
-			"openClose": true, "change": s.cfg.syncKind,
-			"save": map[string]any{"includeText": false},
-		},
-		"hoverProvider": true, "definitionProvider": true, "referencesProvider": true,
+		"textDocumentSync": sync,
+		"hoverProvider":    true, "definitionProvider": true, "referencesProvider": true,
 		"implementationProvider": true, "documentSymbolProvider": true,
 		"workspaceSymbolProvider": true, "callHierarchyProvider": true,
 	}

@@ -20,6 +20,11 @@ func (s *server) afterInitialized() {
 		}
 		s.call(s.internalID(), "client/registerCapability", map[string]any{"registrations": []any{reg}}, nil)
 	}
+	if s.cfg.saveRegister {
+		reg := map[string]any{"id": "fake-save", "method": "textDocument/didSave",
+			"registerOptions": map[string]any{"includeText": false}}
+		s.call(s.internalID(), "client/registerCapability", map[string]any{"registrations": []any{reg}}, nil)
+	}
 	for i, sr := range s.cfg.serverRequests {
 		s.call(serverRequestID(i), sr.method, sr.params, nil)
 	}
@@ -29,6 +34,9 @@ func (s *server) afterInitialized() {
 			s.notReady.Store(false)
 			s.notify("window/logMessage", map[string]any{"type": 3, "message": readyLine})
 		})
+	}
+	if s.cfg.checkOnSave > 0 {
+		s.startCheck()
 	}
 	if s.cfg.progress > 0 {
 		s.working.Store(true)

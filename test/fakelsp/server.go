@@ -97,6 +97,10 @@ type server struct {
 	calls     map[string]func(m *message) // the fake's requests awaiting answers
 	nextID    int
 	diagnoses int // --diagnosing: the progress tokens made
+	// --check-on-save: the checks begun, and the files the last one
+	// found the marker in.
+	checks  int
+	checked map[string]bool
 	// working: the --progress work has not ended (set at initialized,
 	// cleared by the scheduler at its end).
 	working atomic.Bool
