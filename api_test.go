@@ -347,3 +347,34 @@ func testCheckOnSave(t *testing.T, flags ...string) {
 		t.Errorf("%d didSave sent, want one for each of the 2 changes at least", saves)
 	}
 }
+
+// TestACheckLongerThanItsWaitIsNotAnsweredClean: a pull held for a check
+// on save that is still running IndexWait after it was first answered
+// fails rather than go out without the check's findings (which said the
+// file was clean of them): a call that ends meanwhile says the server is
+// at work on the check, and one that waits gets the check's findings, by
+// the pull the server asks for when its check ends.
+func TestACheckLongerThanItsWaitIsNotAnsweredClean(t *testing.T) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	if err := os.WriteFile(filepath.Join(ws, "moved.py"), []byte("v = take(v) # BORROW: use of moved value\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := fakeRuntimeIn(t, ws, func(s *config.Server) {
+		s.CheckOnSave, s.IndexWait = "cargo check", config.Duration(300*time.Millisecond)
+	}, "--pull", "--no-push", "--check-on-save", "3s")
+	s := rt.Session("agent")
+	reports, err := s.Diagnostics(context.Background(), []string{"moved.py"}, agentlsp.WithTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reports[0]; r.Status == messages.StatusFresh || !strings.Contains(r.Detail, "cargo check") {
+		t.Errorf("while the check runs: report %s %q %+v, want not fresh, naming the check", r.Status, r.Detail, r.Diagnostics)
+	}
+	reports, err = s.Diagnostics(context.Background(), []string{"moved.py"}, agentlsp.WithTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := reports[0]; r.Status != messages.StatusFresh || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "use of moved value" {
+		t.Errorf("after the check: report %s %q %+v, want fresh with the check's error", r.Status, r.Detail, r.Diagnostics)
+	}
+}

@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -163,7 +164,7 @@ func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut str
 	case v.crash != nil:
 		return messages.StatusNotReady, "the server crashed and was started again, nothing from it since; " + timedOut + "; " + errText(v.crash)
 	case v.state == messages.StateStarting || v.indexing:
-		return messages.StatusNotReady, "still starting or indexing; " + timedOut
+		return messages.StatusNotReady, "still starting or indexing; " + timedOut + a.busy(e, w)
 	case !en.Empty() && en.Latest() < w.Version:
 		return messages.StatusStale, fmt.Sprintf("the diagnostics shown describe version %d of the file, not version %d; %s%s",
 			en.Latest(), w.Version, timedOut, a.busy(e, w))
@@ -240,7 +241,7 @@ func (a *diagnosticsActor) status(uri string, sameText bool) (messages.Status, s
 		case v.broken:
 			status, detail = messages.StatusServerBroken, k.ServerID+": "+errText(v.err)
 		case v.indexing && status.Rank() < messages.StatusNotReady.Rank():
-			status, detail = messages.StatusNotReady, k.ServerID+": indexing"
+			status, detail = messages.StatusNotReady, k.ServerID+": "+cmp.Or(v.work, "indexing")
 		case status != messages.StatusFresh:
 		case a.versions[key] == closedVersion:
 			status, detail = messages.StatusStale, k.ServerID+": closed; no diagnostics of the file on disk yet"

@@ -44,8 +44,7 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 		if !a.st.docs.IsOpen(m.URI) {
 			err = docs.ErrNotOpen
 		} else if a.checksOnSave() {
-			a.checkDue(m.URI)
-			a.askForCheck(ctx, res.Doc) // now, or once the check owed began
+			a.checkDue(m.URI) // the save goes out as the check's
 		} else if a.running() && a.takesSave() {
 			a.notify(ctx, "textDocument/didSave", docs.DidSave(m.URI))
 		}
@@ -102,9 +101,6 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 		}
 		a.notify(ctx, "textDocument/didChange", change)
 		a.pullAfterChange(ctx, r.Doc)
-	}
-	if !edited {
-		a.askForCheck(ctx, r.Doc) // a check due, on a server not pulled
 	}
 }
 

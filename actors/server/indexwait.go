@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/actors/server/calls"
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // Answers given while the server loads its project (config IndexWait).
@@ -113,6 +114,14 @@ func (a *serverActor) onIndexWaitOver(ctx actor.Context, m *indexWaitOver) {
 		return
 	}
 	p := pendingOf(c)
+	if p.pull != nil && !a.indexing() && a.checking() {
+		// The check's findings would be missing from the answer, which
+		// would say the file is clean of them: no answer instead. The
+		// server asks for pulls again when its check ends (a refresh).
+		a.finish(ctx, m.id, nil, a.serverError(messages.ErrRequestTimeout,
+			fmt.Errorf("%s did not end within %v", a.cfg.Server.CheckOnSave, time.Duration(a.cfg.Server.IndexWait)), nil))
+		return
+	}
 	h := p.held
 	p.held, p.took = nil, h.took
 	err := h.err

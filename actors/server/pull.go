@@ -68,7 +68,6 @@ func (a *serverActor) providers() []pulls.Provider {
 
 // pullDoc pulls one document (after an open, a re-open or a refresh).
 func (a *serverActor) pullDoc(ctx actor.Context, d *docs.Document) {
-	a.askForCheck(ctx, d) // a check due is asked for before the pull
 	if a.running() {
 		a.sendPulls(ctx, a.pulls.Pull(a.pullTarget(d), a.providers()))
 	}
@@ -80,7 +79,6 @@ func (a *serverActor) pullAfterChange(ctx actor.Context, d *docs.Document) {
 	if !a.running() {
 		return
 	}
-	a.askForCheck(ctx, d)
 	others := func(yield func(pulls.Doc)) {
 		a.st.docs.EachOpen(func(o *docs.Document) { yield(a.pullTarget(o)) })
 	}

@@ -18,37 +18,56 @@ import (
 // answered fresh and clean.
 //
 // On such a server:
-//   - a change synced from disk, or a change on disk the server hears of,
-//     makes a check due (saveCheck.due); the next pull, or the next open,
-//     sends didSave for its document to ask for it;
+//   - a change synced from disk, a change on disk the server hears of, an
+//     open, or an agent's save makes a check due (saveCheck.due); didSave
+//     goes out for the changed document once the server was sent nothing
+//     for saveQuiet. rust-analyzer begins its check from a task that the
+//     next change sent cancels: a save sent amid a checkout's changes
+//     began no check;
 //   - one save at a time is in flight (saveCheck.owed: sent, and no check
 //     begun since), so that the next check to begin is the one it asked
 //     for; a change meanwhile saves again once that check began (the
-//     server then cancels it and begins another);
+//     server then cancels it and begins another), or once the save's
+//     grace is over;
 //   - a start owes a check, without a save;
-//   - a pull answered while a check runs or is owed is held, and asked
-//     again once it ended (indexwait.go), for at most IndexWait: the
-//     check's pushes came before its end, and the pull asked after it is
-//     merged with them (store.Entry.Current);
+//   - a pull answered while a check runs, is owed or is about to be asked
+//     for is held, and asked again once the check ended (indexwait.go):
+//     the check's pushes came before its end, and the pull asked after it
+//     is merged with them (store.Entry.Current). A check still running
+//     IndexWait after the pull's first answer fails the pull instead, as
+//     an answer without the check's findings would say the file is clean
+//     of them; the server's refresh at the check's end pulls again;
+//   - navigation requests are not held: the check changes no answer of
+//     theirs;
 //   - a check owed that has not begun checkGrace after the save, or after
-//     the end of the server's loading work, is waited for no longer: the
-//     user's settings may turn the server's check off.
+//     the end of the server's loading work, with no change sent since, is
+//     waited for no longer: the user's settings may turn the server's
+//     check off.
 
 // checkGrace is how long a check owed may take to begin.
 const checkGrace = 3 * time.Second
 
+// saveQuiet is how long the server is sent nothing before a save asks for
+// its check.
+const saveQuiet = 50 * time.Millisecond
+
 // saveCheck is the state of the server's check on save, per incarnation.
 type saveCheck struct {
-	due   bool   // changes from disk since the last save sent
-	owed  bool   // a save sent (or the start), and no check begun since
-	uri   string // the document whose change made the check due
-	begun uint64 // checks begun, ever: see pending.checks
-	grace uint64 // the generation of the grace timer in force
+	due    bool   // changes since the last save sent
+	owed   bool   // a save sent (or the start), and no check begun since
+	saving bool   // a save is to go out (saveQuiet)
+	uri    string // the document whose change made the check due
+	begun  uint64 // checks begun, ever: see pending.checks
+	grace  uint64 // the generation of the grace timer in force
+	quiet  uint64 // the generation of the saveQuiet timer in force
 }
 
-// checkGraceOver is the timer message that ends the wait for a check owed
-// to begin.
-type checkGraceOver struct{ gen uint64 }
+// Timer messages: the wait for a check owed to begin is over; the server
+// was quiet long enough for a save.
+type (
+	checkGraceOver struct{ gen uint64 }
+	checkSaveNow   struct{ gen uint64 }
+)
 
 // checksOnSave reports whether the server runs a check on save.
 func (a *serverActor) checksOnSave() bool { return a.cfg.Server.CheckOnSave != "" }
@@ -59,36 +78,68 @@ func (a *serverActor) isCheck(title string) bool {
 	return a.checksOnSave() && strings.HasPrefix(title, a.cfg.Server.CheckOnSave)
 }
 
-// checking reports whether a check runs, or is owed.
-func (a *serverActor) checking() bool { return a.check.owed || a.inProgress(workCheck) > 0 }
+// checking reports whether a check runs, is owed, or is about to be asked
+// for.
+func (a *serverActor) checking() bool {
+	return a.check.owed || a.check.saving || a.inProgress(workCheck) > 0
+}
 
 // resetCheck forgets the check's state for a new incarnation, keeping the
 // counters the older one's calls and timers are compared with; running
 // says the incarnation finished its handshake, and owes its own first
 // check.
 func (a *serverActor) resetCheck(running bool) {
-	a.check = saveCheck{begun: a.check.begun, grace: a.check.grace}
+	a.check = saveCheck{begun: a.check.begun, grace: a.check.grace, quiet: a.check.quiet}
 	if running && a.checksOnSave() {
 		a.check.owed = true
 		a.armCheckGrace()
 	}
 }
 
-// checkDue notes a change from disk of uri ("" for one of a file the
-// server does not have open): the check must run again.
+// checkDue notes a change sent to the server, of uri ("" for a file it
+// does not have open): the check must run again, once the server has
+// been sent nothing for saveQuiet.
 func (a *serverActor) checkDue(uri string) {
-	if a.checksOnSave() {
-		a.check.due = true
-		if uri != "" {
-			a.check.uri = uri
-		}
+	if !a.checksOnSave() {
+		return
 	}
+	a.check.due = true
+	if uri != "" {
+		a.check.uri = uri
+	}
+	a.check.quiet++
+	a.check.saving = true
+	a.timers.After(saveQuiet, &checkSaveNow{gen: a.check.quiet})
 }
 
-// askForCheck sends didSave for d when a check is due and none is owed.
-func (a *serverActor) askForCheck(ctx actor.Context, d *docs.Document) {
-	if !a.check.due || a.check.owed || d == nil || !d.Open || !a.running() || !a.takesSave() {
+// onCheckSaveNow asks for the check due, unless a change came since (its
+// own timer is in force) or a check is owed (its begin asks).
+func (a *serverActor) onCheckSaveNow(ctx actor.Context, m *checkSaveNow) {
+	if m.gen != a.check.quiet {
 		return
+	}
+	a.check.saving = false
+	a.askForCheck(ctx)
+	a.askAgainAfterIndex(ctx) // held for a save that could not go out
+}
+
+// askForCheck sends didSave when a check is due and none is owed: for the
+// document whose change made it due, or any open one.
+func (a *serverActor) askForCheck(ctx actor.Context) {
+	if !a.check.due || a.check.owed || !a.running() || !a.takesSave() {
+		return
+	}
+	d := a.st.docs.Get(a.check.uri)
+	if d == nil || !d.Open {
+		d = nil
+		a.st.docs.EachOpen(func(o *docs.Document) {
+			if d == nil {
+				d = o
+			}
+		})
+	}
+	if d == nil {
+		return // due still: the next open asks
 	}
 	a.cfg.Logger.Debug("didSave for a check on save", "server", a.cfg.Server.ID, "uri", d.URI)
 	a.notify(ctx, "textDocument/didSave", docs.DidSave(d.URI))
@@ -101,19 +152,9 @@ func (a *serverActor) askForCheck(ctx actor.Context, d *docs.Document) {
 func (a *serverActor) checkBegan(ctx actor.Context) {
 	a.check.begun++
 	a.check.owed = false
-	if !a.check.due {
-		return
+	if !a.check.saving {
+		a.askForCheck(ctx)
 	}
-	d := a.st.docs.Get(a.check.uri)
-	if d == nil || !d.Open {
-		d = nil
-		a.st.docs.EachOpen(func(o *docs.Document) {
-			if d == nil {
-				d = o
-			}
-		})
-	}
-	a.askForCheck(ctx, d)
 }
 
 // armCheckGrace (re)starts the wait for a check owed to begin.
@@ -122,14 +163,20 @@ func (a *serverActor) armCheckGrace() {
 	a.timers.After(checkGrace, &checkGraceOver{gen: a.check.grace})
 }
 
-// onCheckGraceOver gives up on a check owed that did not begin, unless
-// the server still loads (the end of its work arms the wait again).
+// onCheckGraceOver ends the wait for a check owed that did not begin,
+// unless the server still loads (the end of its work arms the wait
+// again). A change sent since may have cancelled the check the save
+// asked for: that change's save goes out now; otherwise the server runs
+// no check, and the pulls held for it are answered.
 func (a *serverActor) onCheckGraceOver(ctx actor.Context, m *checkGraceOver) {
 	if m.gen != a.check.grace || !a.check.owed || a.indexing() {
 		return
 	}
 	a.check.owed = false
 	a.cfg.Logger.Debug("no check began after a save", "server", a.cfg.Server.ID, "check", a.cfg.Server.CheckOnSave,
-		"within", checkGrace)
+		"within", checkGrace, "saving again", a.check.due)
+	if !a.check.saving {
+		a.askForCheck(ctx)
+	}
 	a.askAgainAfterIndex(ctx)
 }

@@ -192,6 +192,8 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onIndexWaitOver(ctx, m)
 	case *checkGraceOver:
 		a.onCheckGraceOver(ctx, m)
+	case *checkSaveNow:
+		a.onCheckSaveNow(ctx, m)
 	case *readyOver:
 		a.onReadyOver(ctx, m)
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
