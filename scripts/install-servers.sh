@@ -4,7 +4,7 @@
 #   bin/        Go-built servers (gopls), and agentlsp-install (this CLI)
 #   npm/        npm-installed servers (node_modules/.bin)
 # Usage: scripts/install-servers.sh [server...]   (default: all)
-# Servers: gopls pyright typescript clangd (or any name
+# Servers: gopls pyright typescript clangd rust-analyzer (or any name
 # 'agentlsp servers --install' takes).
 # The pinned versions live in one place, the install package: this script
 # builds the CLI and runs 'agentlsp servers --install'.
@@ -16,7 +16,7 @@ BIN="$AGENTLSP_CACHE/bin"
 mkdir -p "$BIN"
 
 servers=("$@")
-[ ${#servers[@]} -eq 0 ] && servers=(gopls pyright typescript clangd)
+[ ${#servers[@]} -eq 0 ] && servers=(gopls pyright typescript clangd rust-analyzer)
 
 echo "install-servers: building the agentlsp CLI into $BIN/agentlsp-install" >&2
 GOFLAGS=-buildvcs=false go build -o "$BIN/agentlsp-install" ./cmd/agentlsp
