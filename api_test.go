@@ -378,3 +378,32 @@ func TestACheckLongerThanItsWaitIsNotAnsweredClean(t *testing.T) {
 		t.Errorf("after the check: report %s %q %+v, want fresh with the check's error", r.Status, r.Detail, r.Diagnostics)
 	}
 }
+
+// TestAPulledServersPushDoesNotAnswerForItsPull: a server that is pulled
+// and pushes besides (rust-analyzer pushes its cargo check's findings)
+// answers a diagnostics call by its pull: a push of the version came
+// first, and the call answered from it alone, fresh, without the pull's
+// error (under load, with rust-analyzer's pull held past the timeout).
+func TestAPulledServersPushDoesNotAnswerForItsPull(t *testing.T) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	text := "x = 1 # ERROR: from the pull\nv = take(v) # BORROW: from the check\n"
+	if err := os.WriteFile(filepath.Join(ws, "both.py"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := fakeRuntimeIn(t, ws, func(s *config.Server) { s.CheckOnSave = "cargo check" },
+		"--pull", "--no-push", "--check-on-save", "100ms", "--delay", "textDocument/diagnostic=1500ms")
+	reports, err := rt.Session("agent").Diagnostics(context.Background(), []string{"both.py"},
+		agentlsp.WithTimeout(20*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reports[0]
+	var got []string
+	for _, d := range r.Diagnostics {
+		got = append(got, d.Message)
+	}
+	slices.Sort(got)
+	if want := []string{"from the check", "from the pull"}; r.Status != messages.StatusFresh || !slices.Equal(got, want) {
+		t.Errorf("report %s %q %q, want fresh with %q", r.Status, r.Detail, got, want)
+	}
+}

@@ -134,10 +134,11 @@ func (a *diagnosticsActor) check(ctx actor.Context, e *edits.Edit) {
 
 // satisfied reports whether the server produced diagnostics for the
 // version the edit gave it: a pull or versioned push for that version or
-// later, or, from a server never seen to send versions, a push that
-// arrived after the change was sent (once a server sent a version, a push
-// without one is about a file it does not have open, never an edit's
-// text). A server that failed or is broken counts as done.
+// later (a pull alone from a server that is pulled), or, from a server
+// never seen to send versions, a push that arrived after the change was
+// sent (once a server sent a version, a push without one is about a file
+// it does not have open, never an edit's text). A server that failed or
+// is broken counts as done.
 func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled bool) {
 	if w.Err != nil || a.server(w.ServerKey).broken {
 		return true, true
@@ -157,8 +158,12 @@ func (a *diagnosticsActor) satisfied(e *edits.Edit, w *edits.Wait) (done, pulled
 	if en.Pull != nil && en.Pull.Version >= w.Version {
 		return true, true
 	}
-	if p := en.Push; p != nil {
-		v := a.server(w.ServerKey)
+	v := a.server(w.ServerKey)
+	if p := en.Push; p != nil && !v.pulls {
+		// A server that is pulled is done by its pull alone: what it
+		// pushes besides is partial (rust-analyzer pushes its cargo
+		// check's findings; an edit released by such a push alone went
+		// out fresh without the pull's type errors).
 		versionless := !p.HasVersion && p.At.After(w.SentAt) && !v.versioned
 		if p.HasVersion && p.Version >= w.Version || versionless {
 			// Complete, with no settle window, when the server said its
