@@ -143,3 +143,37 @@ func TestAPulledServersPushDoesNotAnswerForItsPull(t *testing.T) {
 		t.Errorf("report %s %q %q, want fresh with %q", r.Status, r.Detail, got, want)
 	}
 }
+
+// TestACheckPushesUnionUntilTheNextCheck: what a server that checks on
+// save pushes for a document during one check is the union of its pushes
+// (rust-analyzer's pushes grow as its check finds more, but under load its
+// last push for a file once held an earlier, smaller set: the answer
+// missed the error the check was for).
+func TestACheckPushesUnionUntilTheNextCheck(t *testing.T) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	file := filepath.Join(ws, "moved.py")
+	rt, _ := fakeRuntimeIn(t, ws, func(s *config.Server) { s.CheckOnSave = "cargo check" },
+		"--pull", "--no-push", "--check-on-save", "100ms", "--check-stale-last")
+	s := rt.Session("agent")
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"a = f(v) # BORROW: first\nb = g(v) # BORROW: second\n", []string{"first", "second"}},
+		{"a = 1\n", nil},
+		{"a = f(v) # BORROW: third\nb = g(v) # BORROW: fourth\n", []string{"fourth", "third"}},
+	} {
+		if err := os.WriteFile(file, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := reportOf(t, s, "moved.py", 20*time.Second)
+		var got []string
+		for _, d := range r.Diagnostics {
+			got = append(got, d.Message)
+		}
+		slices.Sort(got)
+		if r.Status != messages.StatusFresh || !slices.Equal(got, tc.want) {
+			t.Errorf("after writing %q: report %s %q %q, want fresh with %q", tc.text, r.Status, r.Detail, got, tc.want)
+		}
+	}
+}

@@ -24,3 +24,32 @@ func KeyOf(d messages.Diagnostic) Key {
 		Code:     d.Code,
 	}
 }
+
+// Union returns a followed by the diagnostics of b not in a (nor earlier
+// in b), in a new slice unless b is empty (then a itself).
+func Union(a, b []messages.Diagnostic) []messages.Diagnostic {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]messages.Diagnostic, len(a), len(a)+len(b))
+	copy(out, a)
+	if len(a)+len(b) <= SmallSet { // no map: a document's few diagnostics
+		for _, d := range b {
+			if !Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	seen := make(map[Key]bool, len(a))
+	for _, d := range a {
+		seen[KeyOf(d)] = true
+	}
+	for _, d := range b {
+		if k := KeyOf(d); !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -61,12 +61,13 @@ func (a *serverActor) onPublish(ctx actor.Context, m *incEvent) {
 	out := &messages.PublishedDiagnostics{
 		ServerID: a.cfg.Server.ID, Root: a.cfg.Root,
 		URI:         paths.Normalize(p.URI), // one spelling of each URI, whatever the server's encoding
-		Incarnation: m.gen, Diagnostics: diagnosticsOf(p.Diagnostics),
-		View: a.st.docs.Seq(), // no change sent since is described
+		Incarnation: m.gen,
+		View:        a.st.docs.Seq(), // no change sent since is described
 	}
 	if p.Version != nil {
 		out.Version, out.HasVersion = *p.Version, true
 	}
+	out.Diagnostics = a.ofCheck(out.URI, out.Version, out.HasVersion, diagnosticsOf(p.Diagnostics))
 	a.tellObservers(ctx, out)
 }
 

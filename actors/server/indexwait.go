@@ -46,7 +46,7 @@ type heldAnswer struct {
 // deadline; it reports whether it did.
 func (a *serverActor) holdForIndex(c *calls.Call, m *callDone, modified bool) bool {
 	p := pendingOf(c)
-	wait, now := time.Duration(a.cfg.Server.IndexWait), a.cfg.Clock.Now()
+	wait, now := a.indexWait(), a.cfg.Clock.Now()
 	if !p.heldSince.IsZero() {
 		wait -= now.Sub(p.heldSince) // what is left of the request's wait
 	}
@@ -119,7 +119,7 @@ func (a *serverActor) onIndexWaitOver(ctx actor.Context, m *indexWaitOver) {
 		// would say the file is clean of them: no answer instead. The
 		// server asks for pulls again when its check ends (a refresh).
 		a.finish(ctx, m.id, nil, a.serverError(messages.ErrRequestTimeout,
-			fmt.Errorf("%s did not end within %v", a.cfg.Server.CheckOnSave, time.Duration(a.cfg.Server.IndexWait)), nil))
+			fmt.Errorf("%s did not end within %v", a.cfg.Server.CheckOnSave, a.indexWait()), nil))
 		return
 	}
 	h := p.held

@@ -7,6 +7,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/actors/server/docs"
+	"github.com/agentlsp/agentlsp/dedup"
+	"github.com/agentlsp/agentlsp/messages"
 )
 
 // A server's own check of the files on disk, run when a document is saved
@@ -42,7 +44,26 @@ import (
 //   - a check owed that has not begun checkGrace after the save, or after
 //     the end of the server's loading work, with no change sent since, is
 //     waited for no longer: the user's settings may turn the server's
-//     check off.
+//     check off;
+//   - what the server pushes for a document from one check's begin to the
+//     next's is published as the union of those pushes (of one version):
+//     rust-analyzer clears a file's findings when its check begins, then
+//     pushes them as they come, each push holding all so far, but under
+//     load its last push for main.rs once held two of five (1, 5, then 2
+//     diagnostics), and the answer missed the error the check was for.
+
+// defaultCheckWait is the IndexWait of a server that checks on save and
+// sets none: its pulls are held for its check all the same.
+const defaultCheckWait = 20 * time.Second
+
+// indexWait is how long an answer may be held for the server's work
+// (config IndexWait; defaultCheckWait for a server that checks on save).
+func (a *serverActor) indexWait() time.Duration {
+	if w := time.Duration(a.cfg.Server.IndexWait); w > 0 || !a.checksOnSave() {
+		return w
+	}
+	return defaultCheckWait
+}
 
 // checkGrace is how long a check owed may take to begin.
 const checkGrace = 3 * time.Second
@@ -60,7 +81,21 @@ type saveCheck struct {
 	begun  uint64 // checks begun, ever: see pending.checks
 	grace  uint64 // the generation of the grace timer in force
 	quiet  uint64 // the generation of the saveQuiet timer in force
+	// pushed is what the server pushed for each document since the last
+	// check began (ofCheck), at most maxCheckPushed documents.
+	pushed map[string]checkPush
 }
+
+// checkPush is the union of a check's pushes for one document version.
+type checkPush struct {
+	version    int32
+	hasVersion bool
+	diags      []messages.Diagnostic
+}
+
+// maxCheckPushed bounds saveCheck.pushed; beyond it, a document's pushes
+// are published as they come.
+const maxCheckPushed = 4096
 
 // Timer messages: the wait for a check owed to begin is over; the server
 // was quiet long enough for a save.
@@ -152,6 +187,7 @@ func (a *serverActor) askForCheck(ctx actor.Context) {
 func (a *serverActor) checkBegan(ctx actor.Context) {
 	a.check.begun++
 	a.check.owed = false
+	a.check.pushed = nil
 	if !a.check.saving {
 		a.askForCheck(ctx)
 	}
@@ -179,4 +215,24 @@ func (a *serverActor) onCheckGraceOver(ctx actor.Context, m *checkGraceOver) {
 		a.askForCheck(ctx)
 	}
 	a.askAgainAfterIndex(ctx)
+}
+
+// ofCheck is what to publish for a push of diags for uri (of version, if
+// hasVersion) from a server that checks on save: the union of the
+// document's pushes of that version since the last check began.
+func (a *serverActor) ofCheck(uri string, version int32, hasVersion bool, diags []messages.Diagnostic) []messages.Diagnostic {
+	if !a.checksOnSave() {
+		return diags
+	}
+	prev, ok := a.check.pushed[uri]
+	if ok && prev.version == version && prev.hasVersion == hasVersion {
+		diags = dedup.Union(prev.diags, diags)
+	}
+	if a.check.pushed == nil {
+		a.check.pushed = make(map[string]checkPush)
+	}
+	if ok || len(a.check.pushed) < maxCheckPushed {
+		a.check.pushed[uri] = checkPush{version: version, hasVersion: hasVersion, diags: diags}
+	}
+	return diags
 }

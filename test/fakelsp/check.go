@@ -28,7 +28,9 @@ const maxCheckedFiles = 1000
 // each file that has one (with the open document's version, none for a
 // closed file), and an empty push for each file that had one at the check
 // before and has none now; then the work ends, and the client is asked to
-// pull again (workspace/diagnostic/refresh).
+// pull again (workspace/diagnostic/refresh). With --check-stale-last, a
+// file with more than one finding gets three pushes: the first finding,
+// all of them, then the first alone again.
 func (s *server) startCheck() {
 	s.checks++
 	token := "fake-check-" + strconv.Itoa(s.checks)
@@ -77,7 +79,14 @@ func (s *server) checkBodies() [][]byte {
 			return nil
 		}
 		found[path] = true
-		bodies = append(bodies, s.checkBody(path, open[path], checkDiagnostics(string(text), s.utf8)))
+		diags := checkDiagnostics(string(text), s.utf8)
+		if s.cfg.checkStaleLast && len(diags) > 1 {
+			// As rust-analyzer once did under load: the file's findings so
+			// far, all of them, then the first ones again, last.
+			bodies = append(bodies, s.checkBody(path, open[path], diags[:1]), s.checkBody(path, open[path], diags))
+			diags = diags[:1]
+		}
+		bodies = append(bodies, s.checkBody(path, open[path], diags))
 		return nil
 	})
 	for path := range s.checked {

@@ -79,7 +79,7 @@ func (e Entry) Current() []messages.Diagnostic {
 	case e.Push.HasVersion && e.Push.Version < e.Pull.Version, e.Push.View < e.Pull.View:
 		return e.Pull.Diags
 	}
-	return Union(e.Pull.Diags, e.Push.Diags)
+	return dedup.Union(e.Pull.Diags, e.Push.Diags)
 }
 
 // Latest is the newest version the entry describes (0 when none).
@@ -92,35 +92,6 @@ func (e Entry) Latest() int32 {
 		v = e.Pull.Version
 	}
 	return v
-}
-
-// Union returns a followed by the diagnostics of b not in a (nor earlier
-// in b), in a new slice unless b is empty.
-func Union(a, b []messages.Diagnostic) []messages.Diagnostic {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]messages.Diagnostic, len(a), len(a)+len(b))
-	copy(out, a)
-	if len(a)+len(b) <= dedup.SmallSet { // no map: a document's few diagnostics
-		for _, d := range b {
-			if !dedup.Contains(out, d) {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
-	seen := make(map[dedup.Key]bool, len(a))
-	for _, d := range a {
-		seen[dedup.KeyOf(d)] = true
-	}
-	for _, d := range b {
-		if k := dedup.KeyOf(d); !seen[k] {
-			seen[k] = true
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // stored is one key's entries.
@@ -349,7 +320,7 @@ func (s *Store) Merged(uri string, get func(Key) Entry) (diags []messages.Diagno
 		case diags == nil && distinct(cur):
 			diags = cur
 		default:
-			diags = Union(diags, cur)
+			diags = dedup.Union(diags, cur)
 		}
 		servers = append(servers, k.ServerID)
 		if e.Push != nil {

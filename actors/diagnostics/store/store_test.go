@@ -168,34 +168,6 @@ func TestServersSortedAndStable(t *testing.T) {
 	}
 }
 
-// TestUnion: a followed by what b adds, each key of b once, in a new
-// slice; the same below and above the size where pairs stop being
-// compared one by one.
-func TestUnion(t *testing.T) {
-	d := func(m string) messages.Diagnostic {
-		return messages.Diagnostic{Message: m, Severity: messages.SeverityError}
-	}
-	for _, n := range []int{3, 20} {
-		var a, b, want []messages.Diagnostic
-		for i := range n {
-			a = append(a, d(fmt.Sprint("a", i)))
-			b = append(b, d(fmt.Sprint("a", i)), d(fmt.Sprint("b", i)), d(fmt.Sprint("b", i)))
-		}
-		a = append(a, a[0]) // a's own duplicates stay
-		want = append(want, a...)
-		for i := range n {
-			want = append(want, d(fmt.Sprint("b", i)))
-		}
-		got := store.Union(a, b)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("Union of %d and %d = %v, want %v", len(a), len(b), got, want)
-		}
-		if got = store.Union(nil, b[:2]); &got[0] == &b[0] || len(got) != 2 {
-			t.Errorf("Union(nil, b) = %v, want a new slice of 2", got)
-		}
-	}
-}
-
 // TestMergedOnceEachKey: Merged lists each key once, whether one server
 // sent it twice or two servers sent it.
 func TestMergedOnceEachKey(t *testing.T) {
