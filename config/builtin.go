@@ -180,7 +180,10 @@ func rustAnalyzer() *Server {
 		// Borrow-checker errors come from cargo check alone, which it runs
 		// after its workspace loads and after each save; an answer that
 		// did not wait for it said a file with a moved value was clean.
-		CheckOnSave: "cargo check",
+		// Its title is the command: "cargo check", "cargo clippy" when
+		// the user's settings say so, "cargo check (#2)" for a second
+		// workspace.
+		CheckOnSave: "cargo ",
 		InstallHint: installHint("rust-analyzer"),
 	}
 }

@@ -119,15 +119,16 @@ type Server struct {
 	// change), the least recently changed closed first beyond this many;
 	// 0: none.
 	OpenChanged int `json:"openChanged,omitempty"`
-	// CheckOnSave is the title of the work-done progress in which the
-	// server runs a check of its own over the files on disk when a document
-	// is saved, pushing what it finds: rust-analyzer's "cargo check", the
-	// only source of its borrow-checker errors. agentlsp then sends didSave
-	// after syncing a change from disk, and holds a pull for diagnostics
-	// answered before the check begun after that save has ended (at most
-	// IndexWait, as for the server's loading work), so that the answer
-	// holds the check's findings. The server is expected to run such a
-	// check after it starts, too. "": none.
+	// CheckOnSave is how the title begins of the work-done progress in
+	// which the server runs a check of its own over the files on disk when
+	// a document is saved, pushing what it finds: rust-analyzer's "cargo
+	// check" (the built-in value is "cargo ", as clippy's is "cargo
+	// clippy"), the only source of its borrow-checker errors. agentlsp then
+	// sends didSave after syncing a change from disk, and holds a pull for
+	// diagnostics answered before the check begun after that save has
+	// ended (at most IndexWait, 20 s when unset), so that the answer holds
+	// the check's findings. The server is expected to run such a check
+	// after it starts, too. "": none.
 	CheckOnSave string `json:"checkOnSave,omitempty"`
 	// IndexWait: an answer the server gave while it reported work in
 	// progress (loading its project), or a "content modified" error then,

@@ -95,7 +95,7 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 			kind, a.signals = workDiagnosis, true
 		case a.isCheck(p.Value.Title):
 			kind = workCheck
-			a.checkBegan(ctx)
+			a.checkBegan(ctx, p.Value.Title)
 		default:
 			a.works++
 		}

@@ -119,7 +119,7 @@ func (a *serverActor) onIndexWaitOver(ctx actor.Context, m *indexWaitOver) {
 		// would say the file is clean of them: no answer instead. The
 		// server asks for pulls again when its check ends (a refresh).
 		a.finish(ctx, m.id, nil, a.serverError(messages.ErrRequestTimeout,
-			fmt.Errorf("%s did not end within %v", a.cfg.Server.CheckOnSave, a.indexWait()), nil))
+			fmt.Errorf("its check on save (%q) did not end within %v", a.check.title, a.indexWait()), nil))
 		return
 	}
 	h := p.held

@@ -81,6 +81,7 @@ type saveCheck struct {
 	begun  uint64 // checks begun, ever: see pending.checks
 	grace  uint64 // the generation of the grace timer in force
 	quiet  uint64 // the generation of the saveQuiet timer in force
+	title  string // the last check's, as the server named it
 	// pushed is what the server pushed for each document since the last
 	// check began (ofCheck), at most maxCheckPushed documents.
 	pushed map[string]checkPush
@@ -124,7 +125,7 @@ func (a *serverActor) checking() bool {
 // says the incarnation finished its handshake, and owes its own first
 // check.
 func (a *serverActor) resetCheck(running bool) {
-	a.check = saveCheck{begun: a.check.begun, grace: a.check.grace, quiet: a.check.quiet}
+	a.check = saveCheck{begun: a.check.begun, grace: a.check.grace, quiet: a.check.quiet, title: a.cfg.Server.CheckOnSave}
 	if running && a.checksOnSave() {
 		a.check.owed = true
 		a.armCheckGrace()
@@ -184,8 +185,9 @@ func (a *serverActor) askForCheck(ctx actor.Context) {
 
 // checkBegan records a check begun: the one the last save asked for. A
 // change since asks for another.
-func (a *serverActor) checkBegan(ctx actor.Context) {
+func (a *serverActor) checkBegan(ctx actor.Context, title string) {
 	a.check.begun++
+	a.check.title = title
 	a.check.owed = false
 	a.check.pushed = nil
 	if !a.check.saving {
