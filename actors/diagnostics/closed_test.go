@@ -60,3 +60,38 @@ func TestClosedDocumentDescribesTheDisk(t *testing.T) {
 		t.Errorf("version 4 published: %s (%s), want fresh", f.Status, f.Detail)
 	}
 }
+
+// TestAPulledServersPushDoesNotMakeItCurrent: a file's stored diagnostics
+// from a server that is pulled are current once its pull describes the
+// version; a push of the version (rust-analyzer's cargo check) is partial
+// and does not make them so, as it does not answer an edit.
+func TestAPulledServersPushDoesNotMakeItCurrent(t *testing.T) {
+	c := newClocked(t)
+	status := func() messages.FileReport {
+		t.Helper()
+		snap := c.h.Ask(c.diag, &messages.GetDiagnostics{URIs: []string{fakeURI}}).(*messages.DiagnosticsSnapshot)
+		return snap.Files[0]
+	}
+	sent := func(v int32) {
+		c.send(&messages.DocumentSent{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, URI: fakeURI, Version: v, Pulls: true})
+	}
+	pull := func(v int32, msgs ...string) {
+		p := publish(v, msgs...)
+		p.Pulled = true
+		c.send(p)
+	}
+	sent(1)
+	pull(1, "type error")
+	if f := status(); f.Status != messages.StatusFresh || len(f.Diagnostics) != 1 {
+		t.Fatalf("pulled at version 1: %s (%s) %v, want fresh with its error", f.Status, f.Detail, f.Diagnostics)
+	}
+	sent(2)
+	c.send(publish(2, "borrow error")) // the check's push, before the pull
+	if f := status(); f.Status != messages.StatusStale {
+		t.Errorf("version 2 pushed, not pulled: %s (%s) %v, want stale", f.Status, f.Detail, f.Diagnostics)
+	}
+	pull(2, "type error")
+	if f := status(); f.Status != messages.StatusFresh || len(f.Diagnostics) != 2 {
+		t.Errorf("version 2 pulled: %s (%s) %v, want fresh with both errors", f.Status, f.Detail, f.Diagnostics)
+	}
+}

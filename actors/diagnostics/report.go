@@ -245,11 +245,22 @@ func (a *diagnosticsActor) status(uri string, sameText bool) (messages.Status, s
 		case status != messages.StatusFresh:
 		case a.versions[key] == closedVersion:
 			status, detail = messages.StatusStale, k.ServerID+": closed; no diagnostics of the file on disk yet"
-		case a.store.Get(key).Latest() < a.wanted(key, sameText):
+		case a.described(key, v) < a.wanted(key, sameText):
 			status, detail = messages.StatusStale, k.ServerID+": diagnostics describe an older version"
 		}
 	}
 	return status, detail
+}
+
+// described is the newest version the stored diagnostics of key describe:
+// for a server that is pulled, its pull's (what it pushes besides is
+// partial, as when an edit waits: satisfied).
+func (a *diagnosticsActor) described(key store.Key, v *serverView) int32 {
+	en := a.store.Get(key)
+	if v.pulls {
+		return en.Pulled()
+	}
+	return en.Latest()
 }
 
 // wanted is the version stored diagnostics must describe to be current:

@@ -82,6 +82,14 @@ func (e Entry) Current() []messages.Diagnostic {
 	return dedup.Union(e.Pull.Diags, e.Push.Diags)
 }
 
+// Pulled is the version the entry's pull describes (0 when none).
+func (e Entry) Pulled() int32 {
+	if e.Pull == nil {
+		return 0
+	}
+	return e.Pull.Version
+}
+
 // Latest is the newest version the entry describes (0 when none).
 func (e Entry) Latest() int32 {
 	var v int32
