@@ -14,11 +14,7 @@ import (
 // until then, what it said of the open text is not.
 func TestClosedDocumentDescribesTheDisk(t *testing.T) {
 	c := newClocked(t)
-	status := func() messages.FileReport {
-		t.Helper()
-		snap := c.h.Ask(c.diag, &messages.GetDiagnostics{URIs: []string{fakeURI}}).(*messages.DiagnosticsSnapshot)
-		return snap.Files[0]
-	}
+	status := func() messages.FileReport { return c.snapshot() }
 	sent := func(v int32, closed bool) {
 		c.send(&messages.DocumentSent{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, URI: fakeURI, Version: v, Closed: closed})
 	}
@@ -67,11 +63,7 @@ func TestClosedDocumentDescribesTheDisk(t *testing.T) {
 // and does not make them so, as it does not answer an edit.
 func TestAPulledServersPushDoesNotMakeItCurrent(t *testing.T) {
 	c := newClocked(t)
-	status := func() messages.FileReport {
-		t.Helper()
-		snap := c.h.Ask(c.diag, &messages.GetDiagnostics{URIs: []string{fakeURI}}).(*messages.DiagnosticsSnapshot)
-		return snap.Files[0]
-	}
+	status := func() messages.FileReport { return c.snapshot() }
 	sent := func(v int32) {
 		c.send(&messages.DocumentSent{ServerID: fakeSrv.ServerID, Root: fakeSrv.Root, URI: fakeURI, Version: v, Pulls: true})
 	}
@@ -94,4 +86,10 @@ func TestAPulledServersPushDoesNotMakeItCurrent(t *testing.T) {
 	if f := status(); f.Status != messages.StatusFresh || len(f.Diagnostics) != 2 {
 		t.Errorf("version 2 pulled: %s (%s) %v, want fresh with both errors", f.Status, f.Detail, f.Diagnostics)
 	}
+}
+
+// snapshot is the actor's report of fakeURI without waiting.
+func (c *clocked) snapshot() messages.FileReport {
+	snap := c.h.Ask(c.diag, &messages.GetDiagnostics{URIs: []string{fakeURI}}).(*messages.DiagnosticsSnapshot)
+	return snap.Files[0]
 }
