@@ -177,3 +177,45 @@ func TestACheckPushesUnionUntilTheNextCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestAnOpenAsksForACheckOnlyWhereTheLastFoundSomething: a file opened on
+// a server that checks on save needs a check of its own only when the
+// last check found something in it (pushed without a version while it was
+// closed, which its pulls do not merge with): opening a file the check
+// found clean sends no didSave, and costs no check.
+func TestAnOpenAsksForACheckOnlyWhereTheLastFoundSomething(t *testing.T) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	for name, text := range map[string]string{"a.py": "a = 1\n", "b.py": "b = f(v) # BORROW: found while closed\n", "c.py": "c = 3\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, record := fakeRuntimeIn(t, ws, func(s *config.Server) { s.CheckOnSave = "cargo check" },
+		"--pull", "--no-push", "--check-on-save", "100ms")
+	s := rt.Session("agent")
+	saves := func() int {
+		n := 0
+		for _, rec := range testenv.Records(t, record) {
+			if rec.Method == "textDocument/didSave" {
+				n++
+			}
+		}
+		return n
+	}
+	if r := reportOf(t, s, "a.py", 20*time.Second); r.Status != messages.StatusFresh || len(r.Diagnostics) != 0 {
+		t.Fatalf("a.py: %s (%s) %v, want fresh and clean", r.Status, r.Detail, r.Diagnostics)
+	}
+	r := reportOf(t, s, "b.py", 20*time.Second)
+	if r.Status != messages.StatusFresh || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "found while closed" {
+		t.Errorf("b.py: %s (%s) %v, want fresh with the check's error", r.Status, r.Detail, r.Diagnostics)
+	}
+	if n := saves(); n != 1 {
+		t.Errorf("%d didSave after opening b.py, want 1 (its own check)", n)
+	}
+	if r := reportOf(t, s, "c.py", 20*time.Second); r.Status != messages.StatusFresh || len(r.Diagnostics) != 0 {
+		t.Errorf("c.py: %s (%s) %v, want fresh and clean", r.Status, r.Detail, r.Diagnostics)
+	}
+	if n := saves(); n != 1 {
+		t.Errorf("%d didSave after opening c.py, which the check found clean, want still 1", n)
+	}
+}

@@ -81,10 +81,10 @@ func (a *serverActor) tellServer(ctx actor.Context, r docs.Result, edited bool) 
 	switch {
 	case r.Opened:
 		changed := a.openedChanged(r.Doc.URI)
-		if !edited {
-			// What an earlier check found in the file was pushed with
-			// no version, or an older one, and describes the server's
-			// view before this open: the next check's pushes carry it.
+		if !edited && a.checkFound(r.Doc.URI) {
+			// What the last check found in the file was pushed with no
+			// version, or an older one, and describes the server's view
+			// before this open: the next check's pushes carry it.
 			a.checkDue(r.Doc.URI)
 		}
 		a.sendOpen(ctx, r.Doc, changed, edited)

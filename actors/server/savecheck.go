@@ -21,7 +21,9 @@ import (
 //
 // On such a server:
 //   - a change synced from disk, a change on disk the server hears of, an
-//     open, or an agent's save makes a check due (saveCheck.due); didSave
+//     agent's save, or the open of a file the last check found something
+//     in (pushed then without the version the open gives it, so that its
+//     pull would not be merged with it) makes a check due; didSave
 //     goes out for the changed document once the server was sent nothing
 //     for saveQuiet. rust-analyzer begins its check from a task that the
 //     next change sent cancels: a save sent amid a checkout's changes
@@ -217,6 +219,14 @@ func (a *serverActor) onCheckGraceOver(ctx actor.Context, m *checkGraceOver) {
 		a.askForCheck(ctx)
 	}
 	a.askAgainAfterIndex(ctx)
+}
+
+// checkFound reports whether the last check pushed findings for uri (or
+// too many documents to tell): opened, the document needs a check of its
+// own for them to count.
+func (a *serverActor) checkFound(uri string) bool {
+	p, ok := a.check.pushed[uri]
+	return ok && len(p.diags) > 0 || len(a.check.pushed) >= maxCheckPushed
 }
 
 // ofCheck is what to publish for a push of diags for uri (of version, if
