@@ -76,14 +76,17 @@ const saveQuiet = 50 * time.Millisecond
 
 // saveCheck is the state of the server's check on save, per incarnation.
 type saveCheck struct {
-	due    bool   // changes since the last save sent
-	owed   bool   // a save sent (or the start), and no check begun since
-	saving bool   // a save is to go out (saveQuiet)
-	uri    string // the document whose change made the check due
-	begun  uint64 // checks begun, ever: see pending.checks
-	grace  uint64 // the generation of the grace timer in force
-	quiet  uint64 // the generation of the saveQuiet timer in force
-	title  string // the last check's, as the server named it
+	due    bool // changes since the last save sent
+	owed   bool // a save sent (or the start), and no check begun since
+	saving bool // a save is to go out: the saveQuiet timer runs
+	// lastDue is when a change last made the check due: the save waits
+	// until saveQuiet after it.
+	lastDue time.Time
+	uri     string // the document whose change made the check due
+	begun   uint64 // checks begun, ever: see pending.checks
+	grace   uint64 // the generation of the grace timer in force
+	quiet   uint64 // the incarnation's generation of saveQuiet timers
+	title   string // the last check's, as the server named it
 	// pushed is what the server pushed for each document since the last
 	// check began (ofCheck), at most maxCheckPushed documents.
 	pushed map[string]checkPush
@@ -127,7 +130,7 @@ func (a *serverActor) checking() bool {
 // says the incarnation finished its handshake, and owes its own first
 // check.
 func (a *serverActor) resetCheck(running bool) {
-	a.check = saveCheck{begun: a.check.begun, grace: a.check.grace, quiet: a.check.quiet, title: a.cfg.Server.CheckOnSave}
+	a.check = saveCheck{begun: a.check.begun, grace: a.check.grace, quiet: a.check.quiet + 1, title: a.cfg.Server.CheckOnSave}
 	if running && a.checksOnSave() {
 		a.check.owed = true
 		a.armCheckGrace()
@@ -145,15 +148,21 @@ func (a *serverActor) checkDue(uri string) {
 	if uri != "" {
 		a.check.uri = uri
 	}
-	a.check.quiet++
-	a.check.saving = true
-	a.timers.After(saveQuiet, &checkSaveNow{gen: a.check.quiet})
+	a.check.lastDue = a.cfg.Clock.Now()
+	if !a.check.saving { // one timer for a burst of changes
+		a.check.saving = true
+		a.timers.After(saveQuiet, &checkSaveNow{gen: a.check.quiet})
+	}
 }
 
-// onCheckSaveNow asks for the check due, unless a change came since (its
-// own timer is in force) or a check is owed (its begin asks).
+// onCheckSaveNow asks for the check due once the server was sent nothing
+// for saveQuiet, unless a check is owed (its begin asks).
 func (a *serverActor) onCheckSaveNow(ctx actor.Context, m *checkSaveNow) {
-	if m.gen != a.check.quiet {
+	if m.gen != a.check.quiet || !a.check.saving {
+		return // an older incarnation's
+	}
+	if left := a.check.lastDue.Add(saveQuiet).Sub(a.cfg.Clock.Now()); left > 0 {
+		a.timers.After(left, m) // a change came since the timer was armed
 		return
 	}
 	a.check.saving = false

@@ -35,21 +35,23 @@ func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		return
 	}
 	var changes []map[string]any
-	unheard := false
+	unheard, relevant := false, false
 	for _, c := range m.Changes {
+		watched := a.watching(c)
+		source := a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path)
 		switch {
-		case a.watching(c) && !a.syncedAsText(c):
+		case watched && !a.syncedAsText(c):
 			changes = append(changes, map[string]any{"uri": c.URI, "type": int(c.Type)})
-		case !a.st.docs.IsOpen(c.URI) && a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path):
+		case !a.st.docs.IsOpen(c.URI) && source:
 			unheard = true
 		}
-		source := a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path)
 		if c.Type != messages.FileDeleted && !a.st.docs.IsOpen(c.URI) && source {
 			a.noteChangedOnDisk(c.URI)
 		}
-		if source || a.watching(c) {
-			a.checkDue("") // a check on save reads the disk (savecheck.go)
-		}
+		relevant = relevant || source || watched
+	}
+	if relevant {
+		a.checkDue("") // a check on save reads the disk (savecheck.go)
 	}
 	if len(changes) > 0 || unheard {
 		a.st.docs.NoteChange()
