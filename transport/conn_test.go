@@ -367,3 +367,63 @@ func TestPanickingEventCallbackDoesNotKillConnection(t *testing.T) {
 		}
 	}
 }
+
+// tempFileOf is the path the fake logged for --temp-file.
+func tempFileOf(t *testing.T, c *transport.Conn) string {
+	t.Helper()
+	for _, line := range c.StderrTail() {
+		if _, path, ok := strings.Cut(line, "fakelsp: temp file "); ok {
+			return path
+		}
+	}
+	t.Fatalf("no temp file in the stderr tail %q", c.StderrTail())
+	return ""
+}
+
+// A server's files in its temporary directory go with it, whether it is
+// killed or shuts down, and a TMPDIR the configuration sets is left alone.
+func TestServerTempDirGoesWithTheServer(t *testing.T) {
+	for _, end := range []string{"kill", "shutdown"} {
+		t.Run(end, func(t *testing.T) {
+			parent := t.TempDir()
+			t.Setenv("TMPDIR", parent)
+			c, _ := fake(t, transport.Options{}, "--temp-file", "left.txt")
+			initialize(t, c)
+			path := tempFileOf(t, c)
+			dir := filepath.Dir(path)
+			if filepath.Dir(dir) != parent || !strings.HasPrefix(filepath.Base(dir), "agentlsp-") {
+				t.Errorf("temp file %s: want it in a directory agentlsp-* of its own in %s", path, parent)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("temp file: %v", err)
+			}
+			if end == "kill" {
+				c.Kill()
+			} else {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				if err := c.Shutdown(ctx); err != nil {
+					t.Errorf("Shutdown = %v", err)
+				}
+			}
+			waitDone(t, c)
+			left, err := os.ReadDir(parent)
+			if err != nil || len(left) != 0 {
+				t.Errorf("after the server's end, %s holds %v (%v), want nothing", parent, left, err)
+			}
+		})
+	}
+	t.Run("configured", func(t *testing.T) {
+		mine := t.TempDir()
+		c, _ := fake(t, transport.Options{Env: []string{"TMPDIR=" + mine}}, "--temp-file", "kept.txt")
+		initialize(t, c)
+		if path, want := tempFileOf(t, c), filepath.Join(mine, "kept.txt"); path != want {
+			t.Errorf("temp file %s, want %s (the configured TMPDIR)", path, want)
+		}
+		c.Kill()
+		waitDone(t, c)
+		if _, err := os.Stat(filepath.Join(mine, "kept.txt")); err != nil {
+			t.Errorf("the configured TMPDIR lost the server's file: %v", err)
+		}
+	})
+}

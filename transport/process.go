@@ -7,8 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentlsp/agentlsp/lookpath"
 	"github.com/agentlsp/agentlsp/messages"
@@ -31,16 +35,22 @@ type process struct {
 	exited   chan struct{} // closed when the process has been reaped
 	exitErr  error         // valid after exited is closed
 	readerWG sync.WaitGroup
+
+	// tmp is the process's own temporary directory (its TMPDIR), removed
+	// once the process has been reaped; empty when it has none.
+	tmp string
 }
 
 // spawn starts command in its own process group with env added to the
-// runtime's environment and dir as working directory. The command is never
-// run through a shell. A failure to start is a *messages.SpawnError.
+// runtime's environment and dir as working directory, and a temporary
+// directory of its own (privateTemp). The command is never run through a
+// shell. A failure to start is a *messages.SpawnError.
 func spawn(command string, args, env []string, dir string, stderrLines int) (*process, error) {
 	path, err := lookpath.Look(command)
 	if err != nil {
 		return nil, &messages.SpawnError{Command: command, Err: err}
 	}
+	env, tmp := privateTemp(path, env)
 	cmd := exec.Command(path, args...)
 	cmd.Env = mergeEnv(os.Environ(), env)
 	cmd.Dir = dir
@@ -48,6 +58,7 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 
 	pipes, err := newPipes()
 	if err != nil {
+		removeTemp(tmp)
 		return nil, fmt.Errorf("transport: pipes for %s: %w", command, err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
@@ -57,9 +68,11 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 		stdout: pipes.out,
 		stderr: newRing(stderrLines),
 		exited: make(chan struct{}),
+		tmp:    tmp,
 	}
 	if err := p.start(); err != nil {
 		pipes.closeAll()
+		removeTemp(tmp)
 		return nil, &messages.SpawnError{Command: command, Err: err}
 	}
 	pipes.closeChild()
@@ -76,11 +89,55 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 
 // reap is the waiter's work once the process runs: it waits for the
 // process, kills what is left of its group (grandchildren holding our
-// pipes) and closes exited.
+// pipes), removes its temporary directory and closes exited.
 func (p *process) reap() {
 	p.exitErr = p.cmd.Wait()
 	p.killGroup()
+	removeTemp(p.tmp)
 	close(p.exited)
+}
+
+// privateTemp gives a server process a temporary directory of its own,
+// named after its command, by adding TMPDIR to env, unless env sets
+// TMPDIR itself. Servers leave files and directories in the temporary
+// directory when they are killed, and some even when they exit cleanly
+// (tsserver two directories per run, rust-analyzer its proc-macro server's,
+// gopls its temporary go.mod copies): the directory is removed with
+// everything in it once the process is reaped, so a workspace whose
+// servers restart for days does not fill /tmp. If it cannot be made the
+// server gets the inherited environment's. It returns env and the
+// directory ("" for none).
+func privateTemp(path string, env []string) ([]string, string) {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMPDIR=") {
+			return env, ""
+		}
+	}
+	dir, err := os.MkdirTemp("", "agentlsp-"+tempName(filepath.Base(path))+"-")
+	if err != nil {
+		return env, ""
+	}
+	return append(slices.Clip(env), "TMPDIR="+dir), dir
+}
+
+// tempName keeps the letters, digits, '-' and '_' of a command's name, at
+// most 32 of them.
+func tempName(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return -1
+	}, name)
+	return name[:min(len(name), 32)]
+}
+
+// removeTemp removes a process's temporary directory, if it has one. A
+// file a process outside the killed group still writes can survive it.
+func removeTemp(dir string) {
+	if dir != "" {
+		_ = os.RemoveAll(dir)
+	}
 }
 
 // pid returns the OS process id.

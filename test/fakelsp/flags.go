@@ -58,6 +58,7 @@ type config struct {
 	modifiedInWork  methodSet
 	readyAfter      time.Duration
 	listen          string
+	tempFile        string
 }
 
 // parseFlags parses args into a config. Usage and errors go to stderr.
@@ -120,6 +121,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.diagnosing, "diagnosing", false, "wrap each publication in a \"diagnosing changed files\" work done progress, as gopls does: begun when the change is taken, ended once the diagnostics (after --push-delay) are out")
 	fs.DurationVar(&c.checkOnSave, "check-on-save", 0, "after initialized and on each didSave, run a check of the files on disk lasting this `duration`, as rust-analyzer runs cargo check: a \""+checkTitle+"\" work done progress whose end comes after a push for each file with a \""+checkMarker+"\" line (a marker no pull and no other push reports), then workspace/diagnostic/refresh")
 	fs.BoolVar(&c.checkStaleLast, "check-stale-last", false, "with --check-on-save, push a file with several findings three times, its first finding, all, then its first alone again, as rust-analyzer once did under load")
+	fs.StringVar(&c.tempFile, "temp-file", "", "at start write `NAME` in the temporary directory (TMPDIR) and log \"fakelsp: temp file PATH\", as servers leave files there")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 )
@@ -46,6 +47,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, e env) int {
 	log.printf("fakelsp: started pid=%d", os.Getpid())
 	for _, line := range cfg.stderrLines {
 		log.printf("%s", line)
+	}
+	if cfg.tempFile != "" {
+		path := filepath.Join(os.TempDir(), cfg.tempFile)
+		if err := os.WriteFile(path, []byte("left by fakelsp\n"), 0o600); err != nil {
+			log.printf("fakelsp: temp file: %v", err)
+		} else {
+			log.printf("fakelsp: temp file %s", path)
+		}
 	}
 	if cfg.grandchild {
 		if err := startGrandchild(cfg.grandchildPID); err != nil {
