@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,5 +211,31 @@ func TestCloseAfterDelete(t *testing.T) {
 	})
 	if _, err := s.Edit(ctx, filepath.Join(ws, "pyproject.toml"), "x"); !errors.Is(err, messages.ErrNoServer) {
 		t.Errorf("Edit of a file without a server = %v, want ErrNoServer", err)
+	}
+}
+
+// Stopping a runtime loses the messages its servers' goroutines send after
+// their actors stopped (a server's exit, its last log lines), which is as
+// it should be: they are not logged as dead letters, which read like a
+// fault to whoever runs agentlsp at the default level.
+func TestShutdownLogsNoDeadLetters(t *testing.T) {
+	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
+	cmd, args, env := testenv.FakeServer(t)
+	fake := &config.Server{
+		ID: "fake", Command: cmd, Args: args, Env: env,
+		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
+	}
+	var log testenv.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(fake), NoWatch: true, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Session("agent").Diagnostics(context.Background(), []string{filepath.Join(ws, "main.py")}); err != nil {
+		t.Fatal(err)
+	}
+	shutdown(t, rt)
+	if strings.Contains(log.String(), "[DeadLetter]") {
+		t.Errorf("the log has dead letters:\n%s", log.String())
 	}
 }

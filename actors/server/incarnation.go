@@ -158,3 +158,13 @@ func startError(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// Messages from an incarnation's goroutine and its connection's callbacks
+// can come after the actor stopped (a server's last log lines, its exit,
+// an answer to a call the stop abandoned), when nothing waits for them:
+// protoactor does not log them as dead letters.
+func (*incStarted) IgnoreDeadLetterLogging() {}
+func (*incFailed) IgnoreDeadLetterLogging()  {}
+func (*incExited) IgnoreDeadLetterLogging()  {}
+func (*incEvent) IgnoreDeadLetterLogging()   {}
+func (*callDone) IgnoreDeadLetterLogging()   {}
