@@ -9,8 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,8 +39,8 @@ type process struct {
 	readerWG sync.WaitGroup
 
 	// tmp is the process's own temporary directory (its TMPDIR), removed
-	// once the process has been reaped; empty when it has none.
-	tmp string
+	// once the process has been reaped; nil when it has none.
+	tmp *tempDir
 }
 
 // spawn starts command in its own process group with env added to the
@@ -58,7 +60,7 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 
 	pipes, err := newPipes()
 	if err != nil {
-		removeTemp(tmp)
+		tmp.remove()
 		return nil, fmt.Errorf("transport: pipes for %s: %w", command, err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes.childIn, pipes.childOut, pipes.childErr
@@ -72,7 +74,7 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 	}
 	if err := p.start(); err != nil {
 		pipes.closeAll()
-		removeTemp(tmp)
+		tmp.remove()
 		return nil, &messages.SpawnError{Command: command, Err: err}
 	}
 	pipes.closeChild()
@@ -93,31 +95,97 @@ func spawn(command string, args, env []string, dir string, stderrLines int) (*pr
 func (p *process) reap() {
 	p.exitErr = p.cmd.Wait()
 	p.killGroup()
-	removeTemp(p.tmp)
+	if p.tmp != nil {
+		p.tmp.remove()
+		sweepOnce.Do(func() { sweepTemp(filepath.Dir(p.tmp.path), time.Now()) })
+	}
 	close(p.exited)
 }
 
 // privateTemp gives a server process a temporary directory of its own,
-// named after its command, by adding TMPDIR to env, unless env sets
-// TMPDIR itself. Servers leave files and directories in the temporary
-// directory when they are killed, and some even when they exit cleanly
-// (tsserver two directories per run, rust-analyzer its proc-macro server's,
-// gopls its temporary go.mod copies): the directory is removed with
-// everything in it once the process is reaped, so a workspace whose
-// servers restart for days does not fill /tmp. If it cannot be made the
-// server gets the inherited environment's. It returns env and the
-// directory ("" for none).
-func privateTemp(path string, env []string) ([]string, string) {
+// agentlsp-PID-COMMAND-* in the inherited one (PID is agentlsp's), by
+// adding TMPDIR to env, unless env sets TMPDIR itself. Servers leave files
+// and directories in the temporary directory when they are killed, and
+// some even when they exit cleanly (tsserver two directories per run,
+// rust-analyzer its proc-macro server's, gopls its temporary go.mod
+// copies): the directory is removed with everything in it once the
+// process is reaped, so a workspace whose servers restart for days does
+// not fill /tmp. If it cannot be made the server gets the inherited
+// environment's. It returns env and the directory (nil for none).
+func privateTemp(path string, env []string) ([]string, *tempDir) {
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "TMPDIR=") {
-			return env, ""
+			return env, nil
 		}
 	}
-	dir, err := os.MkdirTemp("", "agentlsp-"+tempName(filepath.Base(path))+"-")
+	dir, err := os.MkdirTemp("", tempPrefix+strconv.Itoa(os.Getpid())+"-"+tempName(filepath.Base(path))+"-")
 	if err != nil {
-		return env, ""
+		return env, nil
 	}
-	return append(slices.Clip(env), "TMPDIR="+dir), dir
+	return append(slices.Clip(env), "TMPDIR="+dir), &tempDir{path: dir, lock: lockDir(dir, false)}
+}
+
+// tempDir is a server process's temporary directory. While it is in use
+// agentlsp holds a shared lock on it (flock, where the platform has it),
+// which a sweep by another agentlsp process sees.
+type tempDir struct {
+	path string
+	lock *os.File // nil: not locked
+}
+
+// remove removes the directory with everything in it, then its lock. A
+// file that a process outside the killed group still writes can survive
+// it. Safe on nil.
+func (t *tempDir) remove() {
+	if t == nil {
+		return
+	}
+	_ = os.RemoveAll(t.path)
+	if t.lock != nil {
+		t.lock.Close()
+	}
+}
+
+// tempPrefix begins the name of every server's temporary directory.
+const tempPrefix = "agentlsp-"
+
+// sweepOnce makes the first reaped process's waiter sweep the
+// temporary directories of agentlsp processes that are gone.
+var sweepOnce sync.Once
+
+// sweepAge is how long a server's temporary directory must have been left
+// unchanged before a sweep may remove it: one just made is not locked yet.
+const sweepAge = time.Minute
+
+// sweepTemp removes from dir the servers' temporary directories that
+// agentlsp processes left when they were killed: an agentlsp killed with
+// SIGKILL takes its servers along (Pdeathsig) but cannot remove their
+// directories. A directory is kept while someone holds its lock (a live
+// agentlsp, in this pid namespace or another), or if it changed in the
+// last sweepAge; one of another user cannot be removed and is left.
+func sweepTemp(dir string, now time.Time) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, name := range names {
+		if !strings.HasPrefix(name, tempPrefix) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.IsDir() || now.Sub(fi.ModTime()) < sweepAge {
+			continue
+		}
+		lock := lockDir(path, true)
+		if lock == nil {
+			continue // in use, or not ours to lock
+		}
+		_ = os.RemoveAll(path)
+		lock.Close()
+	}
 }
 
 // tempName keeps the letters, digits, '-' and '_' of a command's name, at
@@ -130,14 +198,6 @@ func tempName(name string) string {
 		return -1
 	}, name)
 	return name[:min(len(name), 32)]
-}
-
-// removeTemp removes a process's temporary directory, if it has one. A
-// file a process outside the killed group still writes can survive it.
-func removeTemp(dir string) {
-	if dir != "" {
-		_ = os.RemoveAll(dir)
-	}
 }
 
 // pid returns the OS process id.

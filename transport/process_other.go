@@ -2,7 +2,10 @@
 
 package transport
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // sysProcAttr is nil: the server starts as a plain child. Windows has no
 // process groups to kill at once nor a parent death signal; a job object
@@ -14,3 +17,6 @@ func sysProcAttr() *syscall.SysProcAttr { return nil }
 func (p *process) killGroup() {
 	_ = p.cmd.Process.Kill()
 }
+
+// lockDir locks nothing: the platform has no flock.
+func lockDir(string, bool) *os.File { return nil }
