@@ -214,10 +214,10 @@ func TestCloseAfterDelete(t *testing.T) {
 	}
 }
 
-// Stopping a runtime loses the messages its servers' goroutines send after
-// their actors stopped (a server's exit, its last log lines), which is as
-// it should be: they are not logged as dead letters, which read like a
-// fault to whoever runs agentlsp at the default level.
+// Stopping a runtime loses the messages its servers' and watcher's
+// goroutines send after their actors stopped (a server's exit, its last log
+// lines, a batch of file events), which is as it should be: they are not
+// logged as dead letters, even at DEBUG.
 func TestShutdownLogsNoDeadLetters(t *testing.T) {
 	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
 	cmd, args, env := testenv.FakeServer(t)
@@ -226,8 +226,8 @@ func TestShutdownLogsNoDeadLetters(t *testing.T) {
 		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
 	}
 	var log testenv.Buffer
-	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(fake), NoWatch: true, Logger: logger})
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(fake), Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

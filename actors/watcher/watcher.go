@@ -392,3 +392,9 @@ func (a *watcherActor) status() *messages.WatcherStatus {
 	return &messages.WatcherStatus{Workspace: a.cfg.Workspace, Dirs: len(a.dirs), Limited: a.limited,
 		Dropped: a.dropped, Ready: a.ready, Err: a.err, Blind: a.blind}
 }
+
+// The watcher's goroutines and timer can deliver after it stopped, when
+// nothing waits for them: protoactor does not log them as dead letters.
+func (*watchEvents) IgnoreDeadLetterLogging() {}
+func (*watchWalked) IgnoreDeadLetterLogging() {}
+func (*watchFlush) IgnoreDeadLetterLogging()  {}
