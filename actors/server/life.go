@@ -3,8 +3,10 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -47,7 +49,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	send := lifecycle.Sender(ctx, a.self)
 	h := handshake{
 		opts: transport.Options{
-			Command: srv.Command, Args: srv.Args, Env: envList(srv.Env), Dir: a.cfg.Root,
+			Command: srv.Command, Args: srv.Args, Env: processEnv(srv.Args, srv.Env), Dir: a.cfg.Root,
 			Network:          networkOf(lim.Transport),
 			Address:          srv.Address,
 			DialTimeout:      lim.StartupTimeout,
@@ -79,6 +81,25 @@ func settingsOrEmpty(s map[string]any) any {
 		return map[string]any{}
 	}
 	return s
+}
+
+// processEnv is what a server's process adds to agentlsp's environment:
+// its configured env, and the inherited TMPDIR for a server that talks to
+// a daemon shared with other processes (gopls -remote=auto), which finds
+// it through the temporary directory and would otherwise get one of its
+// own that goes with the server (transport: privateTemp).
+func processEnv(args []string, env map[string]string) []string {
+	out := envList(env)
+	if _, set := env["TMPDIR"]; set {
+		return out
+	}
+	for _, arg := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if strings.HasPrefix(arg, "-") && name == "remote" {
+			return append(out, "TMPDIR="+os.TempDir())
+		}
+	}
+	return out
 }
 
 func envList(env map[string]string) []string {
