@@ -18,45 +18,19 @@ import (
 )
 
 // NewSystem returns an actor system configured for agentlsp: protoactor's
-// own logging goes to logger (nil discards it; never stdout), its INFO
-// lines as DEBUG, developer supervision logging stays off, and the
-// dead-letter throttle uses a short interval so its goroutine ends quickly
-// after a burst.
+// own logging goes to logger (nil discards it; never stdout), developer
+// supervision logging stays off, and the dead-letter throttle uses a short
+// interval so its goroutine ends quickly after a burst.
 func NewSystem(logger *slog.Logger) *actor.ActorSystem {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	logger = slog.New(quieter{logger.Handler()})
 	return actor.NewActorSystem(
 		actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }),
 		actor.WithDeveloperSupervisionLogging(false),
 		actor.WithDeadLetterRequestLogging(false),
 		actor.WithDeadLetterThrottleInterval(10*time.Millisecond),
 	)
-}
-
-// quieter passes protoactor's records on with INFO lowered to DEBUG: its
-// INFO lines (the system started, a message to an actor that had stopped)
-// help whoever debugs agentlsp, not whoever runs it.
-type quieter struct{ slog.Handler }
-
-func (q quieter) Enabled(ctx context.Context, l slog.Level) bool {
-	return q.Handler.Enabled(ctx, demote(l))
-}
-
-func (q quieter) Handle(ctx context.Context, r slog.Record) error {
-	r.Level = demote(r.Level)
-	return q.Handler.Handle(ctx, r)
-}
-
-func (q quieter) WithAttrs(as []slog.Attr) slog.Handler { return quieter{q.Handler.WithAttrs(as)} }
-func (q quieter) WithGroup(name string) slog.Handler    { return quieter{q.Handler.WithGroup(name)} }
-
-func demote(l slog.Level) slog.Level {
-	if l == slog.LevelInfo {
-		return slog.LevelDebug
-	}
-	return l
 }
 
 // Reaper joins the goroutines actors start for work that may outlive them
