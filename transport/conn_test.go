@@ -368,16 +368,21 @@ func TestPanickingEventCallbackDoesNotKillConnection(t *testing.T) {
 	}
 }
 
-// tempFileOf is the path the fake logged for --temp-file.
+// tempFileOf is the path the fake logged for --temp-file, once the
+// connection's stderr reader has read it (it reads apart from stdout).
 func tempFileOf(t *testing.T, c *transport.Conn) string {
 	t.Helper()
-	for _, line := range c.StderrTail() {
-		if _, path, ok := strings.Cut(line, "fakelsp: temp file "); ok {
-			return path
+	var path string
+	testenv.Eventually(t, 20*time.Second, "the fake's temp file line in its stderr", func() bool {
+		for _, line := range c.StderrTail() {
+			if _, p, ok := strings.Cut(line, "fakelsp: temp file "); ok {
+				path = p
+				return true
+			}
 		}
-	}
-	t.Fatalf("no temp file in the stderr tail %q", c.StderrTail())
-	return ""
+		return false
+	})
+	return path
 }
 
 // A server's files in its temporary directory go with it, whether it is
