@@ -60,7 +60,9 @@ func startOrphanHelper(t *testing.T) (*exec.Cmd, int, <-chan struct{}) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^TestOrphanHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1")
+	// The helper is killed with SIGKILL: its server's temporary directory
+	// is left for a sweep, so it is made in the test's own.
+	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1", "TMPDIR="+t.TempDir())
 	stderr, err := os.Create(filepath.Join(t.TempDir(), "helper.stderr"))
 	if err != nil {
 		t.Fatal(err)
