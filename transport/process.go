@@ -171,7 +171,7 @@ func sweepTemp(dir string, now time.Time) {
 	names, _ := f.Readdirnames(-1)
 	f.Close()
 	for _, name := range names {
-		if !strings.HasPrefix(name, tempPrefix) {
+		if !isServerTemp(name) {
 			continue
 		}
 		path := filepath.Join(dir, name)
@@ -186,6 +186,23 @@ func sweepTemp(dir string, now time.Time) {
 		_ = os.RemoveAll(path)
 		lock.Close()
 	}
+}
+
+// isServerTemp says whether name is that of a server's temporary
+// directory, agentlsp-PID-COMMAND-RANDOM (privateTemp, os.MkdirTemp): a
+// directory a person named agentlsp-something is not one.
+func isServerTemp(name string) bool {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok {
+		return false
+	}
+	pid, rest, ok := strings.Cut(rest, "-")
+	i := strings.LastIndexByte(rest, '-')
+	return ok && i >= 0 && allDigits(pid) && allDigits(rest[i+1:])
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // tempName keeps the letters, digits, '-' and '_' of a command's name, at

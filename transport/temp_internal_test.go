@@ -15,7 +15,7 @@ import (
 // A sweep removes the servers' temporary directories that killed agentlsp
 // processes left, and keeps those in use (locked by a live agentlsp), those
 // changed in the last minute (one just made is not locked yet) and anything
-// not named as a server's directory.
+// not named as privateTemp names a server's directory.
 func TestSweepRemovesOnlyLeftTempDirs(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
@@ -31,6 +31,10 @@ func TestSweepRemovesOnlyLeftTempDirs(t *testing.T) {
 		{"agentlsp-999993-gopls-3", old, true, true},
 		{"agentlsp-999994-gopls-4", now.Add(-10 * time.Second), false, true},
 		{"other-5", old, false, true},
+		{"agentlsp-demo-6", old, false, true},        // a person's
+		{"agentlsp-7-gopls", old, false, true},       // not as privateTemp names them
+		{"agentlsp-8-tsserver-x9", old, false, true}, // nor this
+		{"agentlsp-9--10", old, false, false},        // a command without a letter to keep
 	}
 	var want []string
 	for _, d := range dirs {
@@ -74,5 +78,26 @@ func TestSweepRemovesOnlyLeftTempDirs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, left); diff != "" {
 		t.Errorf("left after the sweep (-want +got):\n%s", diff)
+	}
+}
+
+// The directories privateTemp makes are those a sweep looks for.
+func TestPrivateTempIsASweepsKind(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, command := range []string{"/usr/bin/gopls", "typescript-language-server", "/x/clangd-19", "/x/weird name!.exe"} {
+		env, d := privateTemp(command, []string{"A=1"})
+		if d == nil {
+			t.Fatalf("privateTemp(%q): no directory", command)
+		}
+		if want := "TMPDIR=" + d.path; !slices.Contains(env, want) || !slices.Contains(env, "A=1") {
+			t.Errorf("privateTemp(%q) env %q, want A=1 and %s", command, env, want)
+		}
+		if name := filepath.Base(d.path); !isServerTemp(name) {
+			t.Errorf("privateTemp(%q) made %s, which a sweep does not recognize", command, name)
+		}
+		d.remove()
+		if _, err := os.Stat(d.path); !os.IsNotExist(err) {
+			t.Errorf("%s after remove: %v, want it gone", d.path, err)
+		}
 	}
 }

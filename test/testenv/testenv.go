@@ -42,6 +42,13 @@ func MainWith(m *testing.M, setup func() (cleanup func())) {
 	// Every process the tests start inherits this marker, so leftovers can
 	// be found even after they were re-parented.
 	os.Setenv(ownerEnv, strconv.Itoa(os.Getpid()))
+	// Every process the tests start gets a temporary directory inside one
+	// of the package's own, removed after the tests: a server killed with
+	// its agentlsp (SIGKILL) leaves its temporary directory for a sweep.
+	tmp, err := os.MkdirTemp("", "agentlsp-test-")
+	if err == nil {
+		os.Setenv("TMPDIR", tmp)
+	}
 	cleanup := func() {}
 	if setup != nil {
 		cleanup = setup()
@@ -59,6 +66,9 @@ func MainWith(m *testing.M, setup func() (cleanup func())) {
 			fmt.Fprintf(os.Stderr, "testenv: goroutine leak: %v\n", err)
 			code = 1
 		}
+	}
+	if tmp != "" {
+		os.RemoveAll(tmp)
 	}
 	os.Exit(code)
 }
