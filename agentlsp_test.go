@@ -37,12 +37,7 @@ func fakeRuntime(t *testing.T, flags ...string) (*agentlsp.Runtime, string, stri
 // fake's definition changed by edit (nil: as it is).
 func fakeRuntimeIn(t *testing.T, ws string, edit func(*config.Server), flags ...string) (*agentlsp.Runtime, string) {
 	t.Helper()
-	record := filepath.Join(t.TempDir(), "record.jsonl")
-	cmd, args, env := testenv.FakeServer(t, append([]string{"--record", record}, flags...)...)
-	fake := &config.Server{
-		ID: "fake", Command: cmd, Args: args, Env: env,
-		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
-	}
+	fake, record := fakeServer(t, flags...)
 	if edit != nil {
 		edit(fake)
 	}
@@ -52,6 +47,18 @@ func fakeRuntimeIn(t *testing.T, ws string, edit func(*config.Server), flags ...
 	}
 	t.Cleanup(func() { shutdown(t, rt) })
 	return rt, record
+}
+
+// fakeServer defines the fake server for .py files with flags, recording
+// what it receives in the file it returns.
+func fakeServer(t *testing.T, flags ...string) (*config.Server, string) {
+	t.Helper()
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	cmd, args, env := testenv.FakeServer(t, append([]string{"--record", record}, flags...)...)
+	return &config.Server{
+		ID: "fake", Command: cmd, Args: args, Env: env,
+		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
+	}, record
 }
 
 func shutdown(t *testing.T, rt *agentlsp.Runtime) {
@@ -220,11 +227,7 @@ func TestCloseAfterDelete(t *testing.T) {
 // logged as dead letters, even at DEBUG.
 func TestShutdownLogsNoDeadLetters(t *testing.T) {
 	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
-	cmd, args, env := testenv.FakeServer(t)
-	fake := &config.Server{
-		ID: "fake", Command: cmd, Args: args, Env: env,
-		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"},
-	}
+	fake, _ := fakeServer(t)
 	var log testenv.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(fake), Logger: logger})
