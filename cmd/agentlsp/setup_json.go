@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -56,20 +55,6 @@ func encodeJSON(v any, prefix, indent string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
-// jsonEqual reports whether the decoded JSON value got and the Go value
-// want encode the same JSON.
-func jsonEqual(got, want any) bool {
-	b, err := json.Marshal(want)
-	if err != nil {
-		return false
-	}
-	var w any
-	if err := json.Unmarshal(b, &w); err != nil {
-		return false
-	}
-	return reflect.DeepEqual(got, w)
 }
 
 // parseError is a configuration file setup cannot parse.

@@ -71,10 +71,9 @@ func oracle(t *testing.T, ws string, texts map[string]string, rel string) []stri
 
 type concAnswer struct {
 	session, file string
-	own           []string          // the answer's own-file errors
-	caused        []string          // the files it names as caused
-	meanwhile     int               // the files it names as changed meanwhile
-	texts         map[string]string // the text of every edited file when it was sent (the session's own state)
+	own           []string // the answer's own-file errors
+	caused        []string // the files it names as caused
+	meanwhile     int      // the files it names as changed meanwhile
 	before, after string
 }
 

@@ -29,12 +29,6 @@ func hover(e *env, session string) error {
 	})
 }
 
-// servesAgain waits until a hover succeeds (after a restart).
-func servesAgain(t *testing.T, e *env) {
-	t.Helper()
-	testenv.Eventually(t, 30*time.Second, "the server serves again", func() bool { return hover(e, "probe") == nil })
-}
-
 func TestHangMidRequestTimesOut(t *testing.T) {
 	e := newEnv(t, 1, func(s *config.Server, _ *agentlsp.Config) {
 		s.RequestTimeout = config.Duration(500 * time.Millisecond)

@@ -26,7 +26,6 @@ func (b *bench) dial(ctx context.Context) (*agentlsp.Runtime, error) {
 // side is one runtime measured.
 type side struct {
 	name string
-	rt   *agentlsp.Runtime
 	s    *agentlsp.Session
 	ws   string
 }
@@ -52,7 +51,7 @@ func (b *bench) latency(ctx context.Context, w io.Writer) error {
 	}
 	defer emb.Shutdown(context.Background())
 	defer sh.Shutdown(context.Background())
-	sides := []*side{{"embedded", emb, emb.Session("bench"), b.embedded}, {"daemon", sh, sh.Session("bench"), b.shared}}
+	sides := []*side{{"embedded", emb.Session("bench"), b.embedded}, {"daemon", sh.Session("bench"), b.shared}}
 	for _, s := range sides {
 		fmt.Fprintf(b.log, "daemonbench: warming the %s side\n", s.name)
 		if err := b.warm(ctx, s); err != nil {
