@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 export AGENTLSP_CACHE="${AGENTLSP_CACHE:-$HOME/.cache/agentlsp}"
 bash scripts/install-servers.sh
 go vet ./...
+# staticcheck, pinned: unused code and the mistakes vet does not look for.
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # Every Go file as gofmt writes it (a file committed unformatted went
 # unnoticed once).
 unformatted="$(gofmt -l .)"
