@@ -233,10 +233,14 @@ type RouterStatus struct {
 // their time in all) and the calls that found nothing on its way and went
 // at once (Skipped). Reaching is the part of Spent until the watcher's
 // batch naming the barrier was handled; the rest went to the disk work
-// that batch started (re-syncs, closes).
+// that batch started (re-syncs, closes). Checked counts the reads of
+// files from disk that the watcher had to confirm before they were taken
+// (something changed on disk while they ran), Reread those done again (a
+// change to the file, or its writer not done, came during the read).
 type BarrierStats struct {
 	Taken, Skipped  uint64
 	Spent, Reaching time.Duration
+	Checked, Reread uint64
 }
 
 // ServerInfo is the router's view of one server actor.

@@ -45,7 +45,9 @@ type FileChange struct {
 // its restarts), for its Probe. Moved says a path was created, deleted or
 // renamed since the previous batch, even when Changes reports it as
 // changed (a link replaced by another): where a path leads may have
-// changed. Fire and forget: no reply.
+// changed. Held names the changed files left out because their writer has
+// not closed them yet: a later batch names each (once it is closed, or its
+// hold ran out). Fire and forget: no reply.
 type FilesChanged struct {
 	Workspace string
 	Changes   []FileChange
@@ -53,6 +55,7 @@ type FilesChanged struct {
 	Partial   bool
 	Seq       uint64
 	Moved     bool
+	Held      []string
 }
 
 // WatchBarrier asks a watcher to send, as soon as it has read every change

@@ -84,6 +84,7 @@ type routerActor struct {
 	nextID   uint64
 	timers   *lifecycle.Timers
 	b        barriers
+	settle   settling             // reads from disk not yet taken (settle.go)
 	implied  []messages.ServerKey // the roots the workspace's markers imply; nil: walk again
 	edits    map[callerKey]uint64 // callers' edit ids -> the router's, for CancelEdit
 	nextEdit uint64
@@ -161,8 +162,13 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		*messages.Edit, *messages.CancelEdit, *messages.Cancel, *messages.KeepOpen:
 		r.admit(ctx, m) // in arrival order, behind calls held for a barrier
 	case *lifecycle.Fired:
-		if m, ok := r.timers.Fired(m).(*barrierTimeout); ok {
+		switch m := r.timers.Fired(m).(type) {
+		case *barrierTimeout:
 			r.onBarrierTimeout(ctx, m)
+		case *checkTimeout:
+			r.onCheckTimeout(ctx, m)
+		case *heldTimeout:
+			r.onHeldTimeout(ctx, m)
 		}
 	case *messages.FilesChanged:
 		r.onFilesChanged(ctx, m)
@@ -267,7 +273,8 @@ func (r *routerActor) onTerminated(m *actor.Terminated) {
 
 func (r *routerActor) status() *messages.RouterStatus {
 	s := &messages.RouterStatus{Workspace: r.cfg.Workspace, Barriers: messages.BarrierStats{
-		Taken: r.b.done, Skipped: r.b.skipped, Spent: r.b.spent, Reaching: r.b.reaching}}
+		Taken: r.b.done, Skipped: r.b.skipped, Spent: r.b.spent, Reaching: r.b.reaching,
+		Checked: r.settle.rechecked, Reread: r.settle.retaken}}
 	for _, e := range r.servers {
 		s.Servers = append(s.Servers, messages.ServerInfo{
 			ServerKey: e.key, State: e.state, Incarnation: e.gen, PID: e.osPID,

@@ -20,13 +20,26 @@ type diskRead struct {
 	err   error
 }
 
-// readDisk reads abs in a reaper goroutine and calls then on the actor
-// with what it read.
-func (r *routerActor) readDisk(ctx actor.Context, abs, given string, then func(*diskRead)) {
+// readHook, set by tests only (export_test.go), runs in the reading
+// goroutine before each read, and what it returns after it.
+var readHook func(abs string) (after func())
+
+// readFile reads abs in a reaper goroutine and calls then on the actor
+// with what it read (readDisk: only once the read is known not to have met
+// a write).
+func (r *routerActor) readFile(ctx actor.Context, abs, given string, then func(*diskRead)) {
 	f := actor.NewFuture(ctx.ActorSystem(), time.Minute)
 	root := ctx.ActorSystem().Root
+	hook := readHook
 	r.cfg.Reaper.Go(func() {
+		var after func()
+		if hook != nil {
+			after = hook(abs)
+		}
 		text, stamp, err := paths.ReadText(abs, given)
+		if after != nil {
+			after()
+		}
 		root.Send(f.PID(), &diskRead{text: text, stamp: stamp, err: err})
 	})
 	ctx.ReenterAfter(f, func(res any, err error) {
@@ -50,6 +63,7 @@ func (r *routerActor) readDisk(ctx actor.Context, abs, given string, then func(*
 func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged) {
 	r.b.seen = max(r.b.seen, m.Seq)
 	r.noteChangedOnDisk(m)
+	r.noteNamed(ctx, m)
 	for _, c := range m.Changes {
 		if c.Type != messages.FileChanged {
 			clear(r.roots)
@@ -88,6 +102,7 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 		}
 		r.openChanged(ctx, closed)
 	}
+	r.checkReached(ctx, m.Barriers, m.Held)
 	r.barrierReached(ctx, m.Barriers)
 }
 

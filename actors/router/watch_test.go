@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -399,6 +401,131 @@ func sequence(t *testing.T, rs []testenv.Record, dir string) []string {
 			out = append(out, "close "+rel(p.TextDocument.URI))
 		case r.Kind == "request":
 			out = append(out, r.Method)
+		}
+	}
+	return out
+}
+
+// TestReadMeetingAWriteWaitsForIt: a file the router reads from disk for a
+// change it was told of can meet another write, begun after that change:
+// the writer truncated the file, the read found it empty, and the write
+// came after. That text never goes to the server, nor is a call answered
+// about it: the router reads again once the writer is done, whether the
+// write was over before the read came back to the router (a batch named
+// the file again) or not (the watcher held the file back as being written).
+func TestReadMeetingAWriteWaitsForIt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// finish writes the rest and closes the file, after the read.
+		finish func(f *os.File, wg *sync.WaitGroup)
+	}{
+		{"the write over before the read is taken", func(f *os.File, _ *sync.WaitGroup) {
+			f.WriteString("x = 2\n")
+			f.Close()
+		}},
+		{"the writer still writing when the read is taken", func(f *os.File, wg *sync.WaitGroup) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(300 * time.Millisecond)
+				f.WriteString("x = 2\n")
+				f.Close()
+			}()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			var armed atomic.Pointer[string]
+			defer router.SetReadHook(func(abs string) func() {
+				if want := armed.Load(); want == nil || *want != abs || !armed.CompareAndSwap(want, nil) {
+					return nil
+				}
+				// A writer begins after the change the read is for: it
+				// truncates the file and writes the rest once the read is done.
+				f, err := os.OpenFile(abs, os.O_WRONLY|os.O_TRUNC, 0o644)
+				if err != nil {
+					t.Error(err)
+					return nil
+				}
+				return func() { tc.finish(f, &wg) }
+			})()
+			h := actortest.New(t)
+			ws := actortest.Monorepo(t)
+			record := filepath.Join(t.TempDir(), "record.jsonl")
+			def := actortest.FakeDef(t, "fake-py", []string{".py"}, []string{"pyproject.toml"}, nil, "--record", record)
+			rt := h.Router(ws, config.RegistryOf(def), func(c *router.Config) {
+				c.Watch, c.WatchDebounce = true, 20*time.Millisecond
+			})
+			app := filepath.Join(ws, "py", "pkg", "app.py")
+			if err := os.WriteFile(app, []byte("x = 0\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if fs := h.Sync(rt, "agent", app, messages.SyncCurrent, ""); fs.Err != nil {
+				t.Fatal(fs.Err)
+			}
+			armed.Store(&app)
+			if err := os.WriteFile(app, []byte("x = 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := h.FileRequest(rt, app, "fake/documentText", map[string]string{"uri": paths.URI(app)})
+			if len(res.Results) != 1 || res.Results[0].Err != nil {
+				t.Fatalf("documentText: %+v", res)
+			}
+			var doc struct{ Text string }
+			if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if got := doc.Text; got != "x = 2\n" {
+				t.Errorf("the server had %q when the call was answered; want the writer's whole text %q", got, "x = 2\n")
+			}
+			if armed.Load() != nil {
+				t.Fatal("the read the writer was to meet never came")
+			}
+			for _, text := range sentTexts(t, testenv.Records(t, record), paths.URI(app)) {
+				if text == "" {
+					t.Error("the server was sent the emptied file")
+				}
+			}
+			st := h.Ask(rt, &messages.GetRouterStatus{}).(*messages.RouterStatus)
+			if st.Barriers.Checked == 0 || st.Barriers.Reread == 0 {
+				t.Errorf("barrier stats %+v: want a read checked and done again", st.Barriers)
+			}
+		})
+	}
+}
+
+// sentTexts lists the whole texts the fake was sent for uri, in order:
+// didOpen's, and each full-text didChange's.
+func sentTexts(t *testing.T, rs []testenv.Record, uri string) []string {
+	var out []string
+	for _, r := range rs {
+		var p struct {
+			TextDocument struct {
+				URI  string `json:"uri"`
+				Text string `json:"text"`
+			} `json:"textDocument"`
+			ContentChanges []struct {
+				Range *json.RawMessage `json:"range"`
+				Text  string           `json:"text"`
+			} `json:"contentChanges"`
+		}
+		if r.Method != "textDocument/didOpen" && r.Method != "textDocument/didChange" {
+			continue
+		}
+		if err := json.Unmarshal(r.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.TextDocument.URI != uri {
+			continue
+		}
+		if r.Method == "textDocument/didOpen" {
+			out = append(out, p.TextDocument.Text)
+		}
+		for _, c := range p.ContentChanges {
+			if c.Range == nil {
+				out = append(out, c.Text)
+			}
 		}
 	}
 	return out

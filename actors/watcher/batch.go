@@ -135,11 +135,12 @@ func (a *watcherActor) flush(ctx actor.Context) {
 		clear(a.gone)
 		return
 	}
-	now, kept := time.Now(), false
+	now := time.Now()
+	var held []string
 	changes := make([]messages.FileChange, 0, len(a.pending))
 	for p, t := range a.pending {
 		if a.held(p, now) {
-			kept = true
+			held = append(held, p)
 			continue
 		}
 		changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: t, Dir: a.isDir(p, t)})
@@ -147,14 +148,15 @@ func (a *watcherActor) flush(ctx actor.Context) {
 		delete(a.writing, p) // past its hold: a later write is held again
 	}
 	clear(a.gone) // a deleted directory is never held: none is left pending
-	if kept {
+	if len(held) > 0 {
 		a.arm() // look again after a window
 	}
 	if len(changes) == 0 && len(a.barriers) == 0 {
 		return
 	}
 	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
+	slices.Sort(held)
 	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
-		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush(), Moved: a.moved})
+		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush(), Moved: a.moved, Held: held})
 	a.barriers, a.lost, a.moved = nil, false, false
 }
