@@ -45,7 +45,7 @@ func CheckFile(workspace, path string) (string, error) {
 }
 
 // CheckResolved is CheckFile's check of abs, path resolved by InWorkspace:
-// a file that exists and is not a directory (errors name path).
+// a regular file that exists (errors name path).
 func CheckResolved(path, abs string) (string, error) {
 	fi, err := os.Stat(abs)
 	switch {
@@ -55,8 +55,26 @@ func CheckResolved(path, abs string) (string, error) {
 		return "", &messages.PathError{Path: path, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	case fi.IsDir():
 		return "", &messages.PathError{Path: path, Kind: messages.ErrIsDirectory}
+	case !fi.Mode().IsRegular():
+		return "", notRegular(path, fi.Mode())
 	}
 	return abs, nil
+}
+
+// notRegular is the error of a file that is neither a directory nor a
+// regular file: a named pipe, a socket, a device. Opening one to read it
+// can block for ever (a pipe nobody writes to).
+func notRegular(path string, mode fs.FileMode) error {
+	what := "a special file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	case mode&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return &messages.PathError{Path: path, Kind: messages.ErrNotText, Detail: what + ", not a regular file"}
 }
 
 // InWorkspace resolves path (absolute, or relative to workspace) and checks

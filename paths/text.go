@@ -55,34 +55,79 @@ func osStampOf(path string) Stamp {
 // messages.ErrFileNotFound, ErrIsDirectory, ErrFileTooLarge or ErrNotText
 // and name the file as given.
 func ReadText(abs, given string) (string, Stamp, error) {
-	f, err := os.Open(abs)
+	text, stamp, _, err := readText(abs, given, false)
+	return text, stamp, err
+}
+
+// Lease says whether a file was read while no writer had it open.
+type Lease int
+
+const (
+	// LeaseNone: it cannot be told (not Linux, leases turned off, a file
+	// of another user, a file system without them).
+	LeaseNone Lease = iota
+	// LeaseHeld: no process had the file open for writing while it was
+	// read, so it was read whole: never between a writer's truncation and
+	// its write.
+	LeaseHeld
+	// LeaseBusy: a process had the file open for writing when it was
+	// read: the text may be half written.
+	LeaseBusy
+)
+
+// ReadTextLeased is ReadText under a read lease (Linux): it also says
+// whether the text was read while no writer had the file open (see
+// Lease). A writer that opens the file during the read waits until the
+// read is over.
+func ReadTextLeased(abs, given string) (string, Stamp, Lease, error) {
+	return readText(abs, given, true)
+}
+
+func readText(abs, given string, lease bool) (string, Stamp, Lease, error) {
+	f, err := openRead(abs)
 	if err != nil {
-		return "", Stamp{}, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
+		return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
-		return "", Stamp{}, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
+		return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	case fi.IsDir():
-		return "", Stamp{}, &messages.PathError{Path: given, Kind: messages.ErrIsDirectory}
+		return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrIsDirectory}
+	case !fi.Mode().IsRegular():
+		return "", Stamp{}, LeaseNone, notRegular(given, fi.Mode())
 	case fi.Size() > MaxFileSize:
-		return "", Stamp{}, fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, given, fi.Size(), MaxFileSize)
+		return "", Stamp{}, LeaseNone, fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, given, fi.Size(), MaxFileSize)
+	}
+	held := LeaseNone
+	if lease {
+		if held = takeLease(f); held == LeaseHeld {
+			// The stamp again, under the lease: a writer that closed the
+			// file between the first stat and the lease changed it.
+			if fi, err = f.Stat(); err != nil {
+				dropLease(f)
+				return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
+			}
+		}
 	}
 	b, err := readAll(f, fi.Size())
+	if held == LeaseHeld {
+		dropLease(f)
+	}
 	switch {
 	case errors.Is(err, messages.ErrFileTooLarge):
-		return "", Stamp{}, fmt.Errorf("%w: %s grew past the limit of %d bytes", messages.ErrFileTooLarge, given, MaxFileSize)
+		return "", Stamp{}, held, fmt.Errorf("%w: %s grew past the limit of %d bytes", messages.ErrFileTooLarge, given, MaxFileSize)
 	case err != nil:
-		return "", Stamp{}, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
+		return "", Stamp{}, held, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	}
 	if err := CheckText(b); err != nil {
-		return "", Stamp{}, fmt.Errorf("%w: %s", err, given)
+		return "", Stamp{}, held, fmt.Errorf("%w: %s", err, given)
 	}
 	// The text is b itself, which nothing else holds or changes (as
 	// strings.Builder does): a file is held in memory once, not twice.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
-	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime()}, nil
+	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime()}, held, nil
 }
 
 // readAll reads f to its end in one buffer of the size it had (size, from

@@ -169,6 +169,8 @@ func (r *routerActor) Receive(ctx actor.Context) {
 			r.onCheckTimeout(ctx, m)
 		case *heldTimeout:
 			r.onHeldTimeout(ctx, m)
+		case *busyRetry:
+			r.readAgain(ctx, m.p)
 		}
 	case *messages.FilesChanged:
 		r.onFilesChanged(ctx, m)

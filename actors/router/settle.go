@@ -2,10 +2,12 @@ package router
 
 import (
 	"slices"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // Reads that met a write. Another process writing a file the router reads
@@ -15,11 +17,19 @@ import (
 // for a call, can come after the truncation and before the watcher has
 // seen it: gopls was then sent an emptied Go file and the call answered
 // fresh about it. So a read is taken only when nothing can have changed
-// the file since it began:
+// the file since it began. No batch since the read began may have named
+// the file (it is read again otherwise), and then:
 //
+//   - on Linux the file is read under a read lease (paths.ReadTextLeased),
+//     which the kernel grants only while no process has it open for
+//     writing: read so, it was read whole, and is taken. This is the one
+//     proof that holds in the moment between a writer's truncation and
+//     its inotify event, which comes after the truncation: a read there
+//     found the file empty with the watcher's queue still empty. A file a
+//     writer has open is read again after a pause, a few times, then
+//     decided as below;
 //   - the watcher's probe says every change made on disk before now is in
-//     a batch the router handled, and no batch since the read began named
-//     the file (the common case: no message, no wait);
+//     a batch the router handled (no message, no wait);
 //   - otherwise the router asks the watcher for a barrier of its own, a
 //     check, shared by every read waiting for one, and decides when the
 //     batch naming it comes: a read of a file the batch holds back
@@ -31,8 +41,14 @@ import (
 // without pause must not hold the calls behind it forever. Without a
 // watcher every read is taken (the stamps are all there is to compare).
 
-// maxReads bounds the reads of one file for one caller.
-const maxReads = 5
+// maxReads bounds the reads of one file for one caller, busyReads those
+// that found a writer with the file open and pause before the next, the
+// first pause busyPause, each next one twice as long.
+const (
+	maxReads  = 8
+	busyReads = 4
+	busyPause = 2 * time.Millisecond
+)
 
 // checkBit marks the ids of the router's check barriers, apart from the
 // barriers calls wait for.
@@ -45,6 +61,7 @@ type pendingRead struct {
 	read       *diskRead
 	named      uint64 // the file's naming count when the read began
 	reads      int
+	busy       int    // reads that found a writer
 	waiting    uint64 // the wait for a batch naming the file (heldTimeout's id), 0: none
 }
 
@@ -72,6 +89,10 @@ type heldTimeout struct {
 	p  *pendingRead
 	id uint64
 }
+
+// busyRetry is the end of a pause before reading a file a writer had
+// open again.
+type busyRetry struct{ p *pendingRead }
 
 // checkTimeout bounds a check barrier, as maxBarrierWait bounds a call's.
 type checkTimeout struct{ id uint64 }
@@ -107,6 +128,11 @@ func (r *routerActor) readDone(ctx actor.Context, p *pendingRead) {
 		r.takeRead(p)
 	case s.named[p.abs] != p.named:
 		r.readAgain(ctx, p)
+	case p.read.lease == paths.LeaseHeld:
+		r.takeRead(p)
+	case p.read.lease == paths.LeaseBusy && p.busy < busyReads:
+		r.timers.After(busyPause<<p.busy, &busyRetry{p: p})
+		p.busy++
 	case r.b.probe.Quiet(r.b.seen):
 		r.takeRead(p)
 	case s.check != 0:

@@ -17,6 +17,7 @@ import (
 type diskRead struct {
 	text  string
 	stamp paths.Stamp
+	lease paths.Lease // whether a writer had the file open during the read
 	err   error
 }
 
@@ -36,11 +37,11 @@ func (r *routerActor) readFile(ctx actor.Context, abs, given string, then func(*
 		if hook != nil {
 			after = hook(abs)
 		}
-		text, stamp, err := paths.ReadText(abs, given)
+		text, stamp, lease, err := paths.ReadTextLeased(abs, given)
 		if after != nil {
 			after()
 		}
-		root.Send(f.PID(), &diskRead{text: text, stamp: stamp, err: err})
+		root.Send(f.PID(), &diskRead{text: text, stamp: stamp, lease: lease, err: err})
 	})
 	ctx.ReenterAfter(f, func(res any, err error) {
 		read, ok := res.(*diskRead)

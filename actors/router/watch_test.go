@@ -416,14 +416,17 @@ func sequence(t *testing.T, rs []testenv.Record, dir string) []string {
 func TestReadMeetingAWriteWaitsForIt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
+		// checked: the router had to ask the watcher about the read (a
+		// writer kept the file open past the reads a lease refused).
+		checked bool
 		// finish writes the rest and closes the file, after the read.
 		finish func(f *os.File, wg *sync.WaitGroup)
 	}{
-		{"the write over before the read is taken", func(f *os.File, _ *sync.WaitGroup) {
+		{"the write over before the read is taken", false, func(f *os.File, _ *sync.WaitGroup) {
 			f.WriteString("x = 2\n")
 			f.Close()
 		}},
-		{"the writer still writing when the read is taken", func(f *os.File, wg *sync.WaitGroup) {
+		{"the writer still writing when the read is taken", true, func(f *os.File, wg *sync.WaitGroup) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -434,10 +437,12 @@ func TestReadMeetingAWriteWaitsForIt(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Cleanups run last first: the hook goes, and the writer is
+			// waited for, after the harness stopped the router.
 			var wg sync.WaitGroup
-			defer wg.Wait()
+			t.Cleanup(wg.Wait)
 			var armed atomic.Pointer[string]
-			defer router.SetReadHook(func(abs string) func() {
+			t.Cleanup(router.SetReadHook(func(abs string) func() {
 				if want := armed.Load(); want == nil || *want != abs || !armed.CompareAndSwap(want, nil) {
 					return nil
 				}
@@ -449,7 +454,7 @@ func TestReadMeetingAWriteWaitsForIt(t *testing.T) {
 					return nil
 				}
 				return func() { tc.finish(f, &wg) }
-			})()
+			}))
 			h := actortest.New(t)
 			ws := actortest.Monorepo(t)
 			record := filepath.Join(t.TempDir(), "record.jsonl")
@@ -488,8 +493,8 @@ func TestReadMeetingAWriteWaitsForIt(t *testing.T) {
 				}
 			}
 			st := h.Ask(rt, &messages.GetRouterStatus{}).(*messages.RouterStatus)
-			if st.Barriers.Checked == 0 || st.Barriers.Reread == 0 {
-				t.Errorf("barrier stats %+v: want a read checked and done again", st.Barriers)
+			if st.Barriers.Reread == 0 || tc.checked && st.Barriers.Checked == 0 {
+				t.Errorf("barrier stats %+v: want a read done again (and checked: %v)", st.Barriers, tc.checked)
 			}
 		})
 	}
