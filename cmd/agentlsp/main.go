@@ -225,6 +225,6 @@ func report(w io.Writer, err error) {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(w, "agentlsp: interrupted")
 	default:
-		fmt.Fprintf(w, "agentlsp: %s\n", trimPrefix(err.Error()))
+		fmt.Fprintf(w, "agentlsp: %s\n", safeText(trimPrefix(err.Error())))
 	}
 }
