@@ -152,6 +152,8 @@ func TestBadUsage(t *testing.T) {
 		{[]string{"query", "documentSymbol"}, "documentSymbol takes one FILE, got 0 arguments"},
 		{[]string{"query", "workspaceSymbol", "main.go"}, `workspaceSymbol takes no FILE (use --query Q), got "main.go"`},
 		{[]string{"query", "definition", "main.go:1:1", "--query", "x"}, "--query is for workspaceSymbol only"},
+		{[]string{"query", "workspaceSymbol"}, "workspaceSymbol needs --query Q: a name or part of one"},
+		{[]string{"query", "workspaceSymbol", "--query", " "}, "workspaceSymbol needs --query Q: a name or part of one"},
 		{[]string{"servers", "extra"}, `unexpected argument "extra": servers takes no arguments`},
 		{[]string{"mcp", "extra"}, `unexpected argument "extra": mcp takes no arguments`},
 	}
