@@ -14,6 +14,7 @@ import (
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 const checkAbout = `
@@ -28,6 +29,9 @@ the check brought to light (files the named ones broke, for instance);
 --only leaves them out. A file whose diagnostics are not fresh (a server
 timed out, is still indexing or is broken) is named on stderr with the
 reason, and so is a file with more diagnostics than the 20 a file shows.
+A file named several ways (a.go, ./a.go, through a symlink) is checked
+once. Control characters other than tab and newline are printed escaped
+(ESC as \x1b); --json keeps them exact.
 
 Exit status: 0 no error-severity diagnostic, 1 errors found, 2 usage error,
 3 a file could not be checked: a bad path, no server, or diagnostics that are
@@ -91,7 +95,33 @@ func runCheck(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stop()
+	opts.files = uniqueFiles(rt.Workspace(), opts.files)
 	return check(ctx, rt, opts, std)
+}
+
+// uniqueFiles drops the files named before under another name ("a.go",
+// "./a.go", its absolute path, a path through a symlinked directory),
+// keeping the name given first, so that each file is checked and printed
+// once, as the MCP diagnostics tool does. A name that does not resolve
+// (missing, outside the workspace) is compared as written, cleaned: its
+// error is reported once.
+func uniqueFiles(workspace string, files []string) []string {
+	seen := make(map[string]bool, len(files))
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		key, err := paths.InWorkspace(workspace, f)
+		if err != nil {
+			key = "unresolved:" + filepath.Clean(f)
+			if !filepath.IsAbs(f) {
+				key = "unresolved:" + filepath.Join(workspace, f)
+			}
+		}
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // parseSeverity parses a --severity value.
@@ -192,7 +222,7 @@ func printCheckLines(w io.Writer, ed *agentlsp.Editor, results []fileResult) err
 			continue
 		}
 		for _, line := range ed.Lines([]messages.FileReport{r.report}) {
-			if _, err := fmt.Fprintln(w, line); err != nil {
+			if _, err := fmt.Fprintln(w, safeText(line)); err != nil {
 				return err
 			}
 		}
@@ -204,28 +234,33 @@ func printCheckLines(w io.Writer, ed *agentlsp.Editor, results []fileResult) err
 // diagnostics are not fresh, or that have more diagnostics than shown.
 func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 	for _, r := range results {
+		path := ed.Rel(r.report.Path)
 		switch {
 		case r.err != nil:
 			msg := trimPrefix(r.err.Error())
 			if !strings.Contains(msg, r.arg) { // a server's failure names the server, not the file
 				msg = r.arg + ": " + msg
 			}
-			fmt.Fprintf(w, "agentlsp: %s\n", msg)
+			notef(w, "%s", msg)
 			continue
+		case r.report.Status != messages.StatusFresh && r.report.Detail != "":
+			notef(w, "%s: %s: %s", path, r.report.Status, trimPrefix(r.report.Detail))
 		case r.report.Status != messages.StatusFresh:
-			fmt.Fprintf(w, "agentlsp: %s: %s", ed.Rel(r.report.Path), r.report.Status)
-			if r.report.Detail != "" {
-				fmt.Fprintf(w, ": %s", trimPrefix(r.report.Detail))
-			}
-			fmt.Fprintln(w)
+			notef(w, "%s: %s", path, r.report.Status)
 		}
 		if r.report.More > 0 {
-			fmt.Fprintf(w, "agentlsp: %s: %d more diagnostics not shown\n", ed.Rel(r.report.Path), r.report.More)
+			notef(w, "%s: %d more diagnostics not shown", path, r.report.More)
 		}
 		if len(r.report.ChangedBy) > 0 {
-			fmt.Fprintf(w, "agentlsp: %s may have been broken otherwise: %s\n", ed.Rel(r.report.Path), strings.Join(r.report.ChangedBy, ", "))
+			notef(w, "%s may have been broken otherwise: %s", path, strings.Join(r.report.ChangedBy, ", "))
 		}
 	}
+}
+
+// notef writes one "agentlsp: ..." line on w, servers' text and file
+// names in it escaped (safeText).
+func notef(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "agentlsp: %s\n", safeText(fmt.Sprintf(format, args...)))
 }
 
 // checkStatus is check's result: a failure (3) when a file could not be

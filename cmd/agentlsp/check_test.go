@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -344,5 +345,62 @@ func TestCheckOpensEveryFileFirst(t *testing.T) {
 	wantExit(t, args, code, exitFound, stdout, stderr)
 	if stdout != want.String() {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want.String())
+	}
+}
+
+// TestCheckNamesEachFileOnce: a file named several ways (relative, with
+// "./", absolute, through a symlinked directory) is checked and printed
+// once, under the name given first, as the MCP diagnostics tool does.
+func TestCheckNamesEachFileOnce(t *testing.T) {
+	ws := t.TempDir()
+	bad := writeFile(t, ws, "sub/bad.fk", "ERROR: broken\n")
+	if err := os.Symlink(filepath.Join(ws, "sub"), filepath.Join(ws, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fakeConfig(t, ws)
+	names := []string{"sub/bad.fk", "./sub/bad.fk", bad, "alias/bad.fk", "sub/../sub/bad.fk"}
+	args := append([]string{"check", "--workspace", ws, "--config", cfg}, names...)
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	if want := "sub/bad.fk:1:1: error: broken [fake/E1]\n"; stdout != want || stderr != "" {
+		t.Errorf("stdout %q, stderr %q, want only %q", stdout, stderr, want)
+	}
+	args = append([]string{"check", "--workspace", ws, "--config", cfg, "--json"}, names...)
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	var doc checkJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	if len(doc.Files) != 1 || doc.Files[0].Path != "sub/bad.fk" || len(doc.Files[0].Diagnostics) != 1 {
+		t.Errorf("--json files = %+v, want sub/bad.fk once with its one diagnostic", doc.Files)
+	}
+}
+
+// TestCheckEscapesControlCharacters: a diagnostic message holding
+// terminal escapes and other control characters is printed with them
+// escaped (a server's text must not drive the terminal), and --json keeps
+// the message exact.
+func TestCheckEscapesControlCharacters(t *testing.T) {
+	ws := t.TempDir()
+	msg := "\x1b[31mred\x1b[0m \a\b\x7f \u009b2J\tdone é"
+	writeFile(t, ws, "a.fk", "ERROR: "+msg+"\n")
+	cfg := fakeConfig(t, ws)
+	args := []string{"check", "--workspace", ws, "--config", cfg, "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	want := `a.fk:1:1: error: \x1b[31mred\x1b[0m \a\b\x7f \u009b2J` + "\tdone é [fake/E1]\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	args = []string{"check", "--workspace", ws, "--config", cfg, "--json", "a.fk"}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	var doc checkJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	if len(doc.Files) != 1 || len(doc.Files[0].Diagnostics) != 1 || doc.Files[0].Diagnostics[0].Message != msg {
+		t.Errorf("--json files = %+v, want a.fk's diagnostic with the message %q", doc.Files, msg)
 	}
 }

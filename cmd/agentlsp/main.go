@@ -5,7 +5,7 @@
 //
 // main is a thin wrapper around run, which tests call with buffers. Every
 // subcommand starts its own runtime and shuts it down (bounded) before run
-// returns; logs go to stderr only, so that in mcp mode stdout carries
+// returns, also on SIGINT, SIGTERM or SIGHUP; logs go to stderr only, so that in mcp mode stdout carries
 // nothing but the protocol. The only goroutines the command starts itself
 // are check's per-file workers and its progress reporter, both joined
 // before the subcommand returns.
@@ -36,13 +36,20 @@ const gcHeadroom = 32 << 20
 func main() {
 	stopFloor := gcfloor.Start(gcHeadroom)
 	stopProfile := startProfile(os.Getenv(profileEnv), os.Stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	code := exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	stop()
 	stopProfile()
 	stopFloor()
 	os.Exit(code)
 }
+
+// stopSignals end a command as its end would: every subcommand runs under
+// a context they cancel, and shuts its servers down (their process groups
+// and temporary directories with them) before it exits. SIGHUP is one: a
+// terminal closed, or an agent host ending its child with it, must not
+// kill agentlsp outright and leave its servers' children behind.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // profileEnv names the file a CPU profile of the whole run is written to
 // (for benchmarks: `mcpbench` and `loadharness` drive the command, and
@@ -218,6 +225,6 @@ func report(w io.Writer, err error) {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(w, "agentlsp: interrupted")
 	default:
-		fmt.Fprintf(w, "agentlsp: %s\n", trimPrefix(err.Error()))
+		fmt.Fprintf(w, "agentlsp: %s\n", safeText(trimPrefix(err.Error())))
 	}
 }

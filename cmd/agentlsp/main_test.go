@@ -17,8 +17,20 @@ import (
 )
 
 // TestMain checks, after the tests, for leaked goroutines (goleak) and
-// child processes; see testenv.Main.
-func TestMain(m *testing.M) { testenv.MainWith(m, runDir) }
+// child processes; see testenv.Main. With mainEnv set, the test binary is
+// the agentlsp command, for tests that need it as a real process (signals);
+// the marker is dropped so that the servers it starts are not commands too.
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		os.Unsetenv(mainEnv)
+		main()
+	}
+	testenv.MainWith(m, runDir)
+}
+
+// mainEnv, set to 1, makes the test binary run main (the agentlsp command)
+// instead of the tests; see TestMain.
+const mainEnv = "AGENTLSP_CMD_TEST_MAIN"
 
 // runTimeout bounds one command in the tests: real servers take seconds
 // on their first start.
@@ -140,6 +152,8 @@ func TestBadUsage(t *testing.T) {
 		{[]string{"query", "documentSymbol"}, "documentSymbol takes one FILE, got 0 arguments"},
 		{[]string{"query", "workspaceSymbol", "main.go"}, `workspaceSymbol takes no FILE (use --query Q), got "main.go"`},
 		{[]string{"query", "definition", "main.go:1:1", "--query", "x"}, "--query is for workspaceSymbol only"},
+		{[]string{"query", "workspaceSymbol"}, "workspaceSymbol needs --query Q: a name or part of one"},
+		{[]string{"query", "workspaceSymbol", "--query", " "}, "workspaceSymbol needs --query Q: a name or part of one"},
 		{[]string{"servers", "extra"}, `unexpected argument "extra": servers takes no arguments`},
 		{[]string{"mcp", "extra"}, `unexpected argument "extra": mcp takes no arguments`},
 	}

@@ -40,7 +40,9 @@ items as "name path:line:col" (where the function is declared). --json
 prints a JSON document instead.
 
 Exit status: 0 success (also when nothing was found), 2 usage error (bad
-operation, malformed or out-of-range position), 3 the query failed.`
+operation, malformed or out-of-range position, workspaceSymbol without
+--query), 3 the query failed: no server answered, also when the servers
+asked were still starting (named on stderr; ask again shortly).`
 
 // opKind is what an operation takes.
 type opKind int
@@ -129,6 +131,8 @@ func (qa *queryArgs) parsePositional(pos []string) error {
 	switch {
 	case op.kind == inWorkspace && len(pos) > 0:
 		return fmt.Errorf("%s takes no FILE (use --query Q), got %q", qa.op, pos[0])
+	case op.kind == inWorkspace && strings.TrimSpace(qa.query) == "":
+		return fmt.Errorf("%s needs --query Q: a name or part of one", qa.op)
 	case op.kind == inWorkspace:
 		return nil
 	case qa.query != "":
@@ -208,9 +212,14 @@ func query(ctx context.Context, rt *agentlsp.Runtime, qa queryArgs, std stdio) e
 		return failure(err)
 	}
 	if qa.json {
-		return failure(res.writeJSON(std.out))
+		err = res.writeJSON(std.out)
+	} else {
+		err = res.writeText(std.out, std.errOut)
 	}
-	return failure(res.writeText(std.out, std.errOut))
+	if err != nil {
+		return failure(err)
+	}
+	return res.status()
 }
 
 // positionError is a usage error for a position outside the file or a

@@ -113,5 +113,10 @@ func mergeAnswers(a, b results.Answer) results.Answer {
 	slices.Sort(out.Servers)
 	out.Servers = slices.Compact(out.Servers)
 	out.Errors = append(slices.Clone(a.Errors), b.Errors...)
+	// A server still starting for one request may have answered the next.
+	out.Starting = slices.DeleteFunc(append(slices.Clone(a.Starting), b.Starting...),
+		func(s string) bool { return slices.Contains(out.Servers, s) })
+	slices.Sort(out.Starting)
+	out.Starting = slices.Compact(out.Starting)
 	return out
 }

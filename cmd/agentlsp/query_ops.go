@@ -29,23 +29,40 @@ func (r *result) writeJSON(w io.Writer) error {
 
 // writeText writes the lines on out, and on errOut what there is to know
 // about the answer: nothing found, a server still indexing, servers that
-// failed while others answered.
+// failed or were still starting while others answered. When no server
+// answered, it says nothing of what was found: status's error says why.
+// Servers' text is escaped (safeText).
 func (r *result) writeText(out, errOut io.Writer) error {
 	for _, l := range r.lines {
-		if _, err := fmt.Fprintln(out, l); err != nil {
+		if _, err := fmt.Fprintln(out, safeText(l)); err != nil {
 			return err
 		}
 	}
-	if len(r.lines) == 0 {
+	if len(r.lines) == 0 && r.status() == nil {
 		fmt.Fprintf(errOut, "agentlsp: %s\n", r.none)
 	}
 	if r.answer.Indexing {
 		fmt.Fprintln(errOut, "agentlsp: note: a server was still starting or indexing; the answer may be incomplete")
 	}
 	for _, e := range r.answer.Errors {
-		fmt.Fprintf(errOut, "agentlsp: note: %s\n", trimPrefix(e))
+		fmt.Fprintf(errOut, "agentlsp: note: %s\n", safeText(trimPrefix(e)))
+	}
+	if len(r.answer.Starting) > 0 && r.status() == nil {
+		fmt.Fprintf(errOut, "agentlsp: note: still starting, not in this answer: %s (ask again shortly)\n",
+			strings.Join(r.answer.Starting, ", "))
 	}
 	return nil
+}
+
+// status is the failure (exit 3) of an answer no server gave because
+// every server asked was still starting when it was due: "nothing found"
+// would be a guess. Nil when a server answered.
+func (r *result) status() error {
+	if len(r.answer.Servers) > 0 || len(r.answer.Starting) == 0 {
+		return nil
+	}
+	return failure(fmt.Errorf("%w: still starting: %s (ask again shortly)",
+		results.ErrNoResult, strings.Join(r.answer.Starting, ", ")))
 }
 
 func opDefinition(ctx context.Context, q *queryCall) (*result, error) {

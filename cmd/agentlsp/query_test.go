@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentlsp/agentlsp/results"
+	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
 // In test/testdata/gomod/main.go, line 11 is "\tfmt.Println(Greeting(\"agent\"))"
@@ -120,5 +125,76 @@ func TestQueryNothingFound(t *testing.T) {
 	wantExit(t, args, code, exitOK, stdout, stderr)
 	if stdout != "" || stderr != "agentlsp: no definition found\n" {
 		t.Errorf("stdout %q, stderr %q, want only %q on stderr", stdout, stderr, "agentlsp: no definition found\n")
+	}
+}
+
+// TestQueryServerStillStarting: a server that never finishes its
+// handshake is still starting when the request's time is up. Nothing
+// answered, so nothing says there is no definition: the query fails (3)
+// naming the server, in text and in JSON. Before, it printed "no
+// definition found" and exited 0.
+func TestQueryServerStillStarting(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "hello\n")
+	cmd, fargs, env := testenv.FakeServer(t, "--hang-on", "initialize")
+	cfg := serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
+		"startupTimeout": "2m", "requestTimeout": "1s"})
+	for _, op := range []string{"definition", "hover"} {
+		args := []string{"query", "--workspace", ws, "--config", cfg, op, "a.fk:1:1"}
+		stdout, stderr, code := cli(t, args...)
+		wantExit(t, args, code, exitFailure, stdout, stderr)
+		want := "agentlsp: no server answered: still starting: fake (ask again shortly)\n"
+		if stdout != "" || stderr != want {
+			t.Errorf("agentlsp %s: stdout %q, stderr %q, want only %q on stderr", strings.Join(args[5:], " "), stdout, stderr, want)
+		}
+	}
+	args := []string{"query", "--workspace", ws, "--config", cfg, "--json", "definition", "a.fk:1:1"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	var doc struct {
+		Starting  []string `json:"starting"`
+		Locations []any    `json:"locations"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !slices.Equal(doc.Starting, []string{"fake"}) {
+		t.Errorf("--json: stdout %q (%v), want a document with starting [fake]", stdout, err)
+	}
+	if !strings.Contains(stderr, "still starting: fake") {
+		t.Errorf("--json: stderr %q, want it to name fake as still starting", stderr)
+	}
+}
+
+// TestQueryTextNotes: what writeText says about an answer, and the exit
+// status that goes with it.
+func TestQueryTextNotes(t *testing.T) {
+	tests := []struct {
+		name           string
+		res            result
+		stdout, stderr string
+		fails          bool
+	}{
+		{"found", result{answer: results.Answer{Servers: []string{"a"}}, lines: []string{"a.go:1:1"}, none: "none"},
+			"a.go:1:1\n", "", false},
+		{"nothing found", result{answer: results.Answer{Servers: []string{"a"}}, none: "no definition found"},
+			"", "agentlsp: no definition found\n", false},
+		{"one answered, one starting", result{answer: results.Answer{Servers: []string{"a"}, Starting: []string{"b", "c"}},
+			lines: []string{"a.go:1:1"}, none: "none"},
+			"a.go:1:1\n", "agentlsp: note: still starting, not in this answer: b, c (ask again shortly)\n", false},
+		{"none answered", result{answer: results.Answer{Starting: []string{"b"}}, none: "no definition found"},
+			"", "", true},
+		{"control characters", result{answer: results.Answer{Servers: []string{"a"}, Errors: []string{"b: \x1b[2Jgone"}},
+			lines: []string{"x\x1b[31m\ty\x00\nz"}},
+			`x\x1b[31m` + "\ty" + `\x00` + "\nz\n", `agentlsp: note: b: \x1b[2Jgone` + "\n", false},
+	}
+	for _, tt := range tests {
+		var out, errOut strings.Builder
+		if err := tt.res.writeText(&out, &errOut); err != nil {
+			t.Fatalf("%s: writeText = %v", tt.name, err)
+		}
+		if out.String() != tt.stdout || errOut.String() != tt.stderr {
+			t.Errorf("%s: writeText wrote %q and %q on stderr, want %q and %q", tt.name, out.String(), errOut.String(), tt.stdout, tt.stderr)
+		}
+		if err := tt.res.status(); (err != nil) != tt.fails || err != nil && exitCode(err) != exitFailure {
+			t.Errorf("%s: status() = %v, want a failure: %v", tt.name, err, tt.fails)
+		}
 	}
 }
