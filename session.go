@@ -108,6 +108,8 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // that could have made them (ChangedBy: the file's own change on disk,
 // another session's edit; empty when only the named files' changes could
 // have), those with none first. At most 8 files are waited for at once.
+// A file that could not be checked has a report of its Path alone (no
+// Status), and the error joins those files' errors, in the order of files.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
 	o := s.options(append([]EditOption{WithAll()}, opts...))
 	out := make([]messages.FileReport, len(files))

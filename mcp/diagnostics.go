@@ -44,8 +44,9 @@ type DiagnosticsOutput struct {
 }
 
 // FileDiagnostics is the diagnostics of one file. Status is fresh, stale,
-// timeout, not_ready, no_server or server_broken; Detail says why when it
-// is not fresh. More counts the diagnostics beyond the cap.
+// timeout, not_ready, no_server (no server serves the file) or
+// server_broken (its server is not installed or cannot start); Detail says
+// why when it is not fresh. More counts the diagnostics beyond the cap.
 type FileDiagnostics struct {
 	Path        string       `json:"path"`
 	Other       bool         `json:"other,omitempty"` // not asked for: its diagnostics changed since the previous answer
@@ -104,11 +105,11 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 	}
 	reports, err := t.fileReports(ctx, files, in.Wait == nil || *in.Wait)
 	if err != nil {
-		var gone []error
-		if reports, gone, err = withoutGone(reports, err); err != nil {
+		var failed []error
+		if reports, failed, err = t.unchecked(ctx, files, reports, err); err != nil {
 			return nil, DiagnosticsOutput{}, explain(ctx, err, t.timeout)
 		}
-		skipped = append(skipped, gone...)
+		skipped = append(skipped, failed...)
 	}
 	ed := t.rt.Editor()
 	var b strings.Builder
@@ -206,26 +207,84 @@ func (t *tools) checkFiles(files []string) ([]string, []error, error) {
 	return out, errs, nil
 }
 
-// withoutGone keeps a diagnostics call's answers when its only failures
-// are files deleted after checkFiles saw them: their reports (Status
-// unset) are dropped and their errors returned as skipped. Any other
-// failure, or no file left, is the call's error.
-func withoutGone(reports []messages.FileReport, err error) ([]messages.FileReport, []error, error) {
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
-		if !errors.Is(e, messages.ErrFileNotFound) {
-			return nil, nil, err
+// unchecked sorts out the files of a diagnostics call that could not be
+// checked, so that one of them does not lose the others' answers.
+// Session.Diagnostics answers such a file with a report of its path alone
+// (no Status) and joins their errors in the order of the files. A file
+// whose servers are broken (not installed, unable to start) or that no
+// server serves gets a report of that status, server_broken or no_server,
+// with the reason: what the diagnostics actor answers when it learns it
+// during the wait, and what agentlsp check reports. Any other such file (a
+// file deleted since checkFiles saw it, ...) is left out, its error
+// returned as skipped. The call fails when its context ended, when the
+// runtime shuts down, or when no file named is left.
+func (t *tools) unchecked(ctx context.Context, files []string, reports []messages.FileReport, err error) ([]messages.FileReport, []error, error) {
+	errs := unjoin(err)
+	var failed []int
+	for i := range min(len(files), len(reports)) {
+		if reports[i].Status == "" {
+			failed = append(failed, i)
 		}
 	}
-	kept := slices.DeleteFunc(slices.Clone(reports), func(r messages.FileReport) bool { return r.Status == "" })
-	if !slices.ContainsFunc(kept, func(r messages.FileReport) bool { return !r.Other }) {
+	if ctx.Err() != nil || errors.Is(err, agentlsp.ErrShutdown) || len(failed) != len(errs) {
 		return nil, nil, err
 	}
-	return kept, errs, nil
+	out := slices.Clone(reports)
+	var skipped []error
+	for k, i := range failed {
+		switch e := errs[k]; {
+		case errors.Is(e, messages.ErrServerBroken):
+			out[i] = failedReport(t.abs(files[i]), messages.StatusServerBroken, e)
+		case errors.Is(e, messages.ErrNoServer):
+			out[i] = failedReport(t.abs(files[i]), messages.StatusNoServer, e)
+		case strings.Contains(e.Error(), files[i]):
+			skipped = append(skipped, e)
+		default: // a server's failure names the server, not the file
+			skipped = append(skipped, &fileError{path: files[i], err: e})
+		}
+	}
+	out = slices.DeleteFunc(out, func(r messages.FileReport) bool { return r.Status == "" })
+	if !slices.ContainsFunc(out, func(r messages.FileReport) bool { return !r.Other }) {
+		return nil, nil, err
+	}
+	return out, skipped, nil
 }
+
+// unjoin returns the errors err joins, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// failedReport is the report of a file that could not be checked for the
+// reason err gives (one error per server, joined): each server's part
+// named by the server, as the diagnostics actor writes it.
+func failedReport(path string, status messages.Status, err error) messages.FileReport {
+	var why []string
+	for _, e := range unjoin(err) {
+		var se *messages.ServerError
+		if errors.As(e, &se) {
+			why = append(why, se.ServerID+": "+e.Error())
+		} else {
+			why = append(why, strings.TrimPrefix(e.Error(), "agentlsp: "))
+		}
+	}
+	return messages.FileReport{Path: path, URI: paths.URI(path), Status: status, Detail: strings.Join(why, "; ")}
+}
+
+// fileError names the file of an error that names none.
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return e.path + ": " + strings.TrimPrefix(e.err.Error(), "agentlsp: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 // fileDiagnostics converts a report to the editor view.
 func fileDiagnostics(ed *agentlsp.Editor, r messages.FileReport) FileDiagnostics {

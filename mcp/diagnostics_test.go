@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +206,61 @@ func TestDiagnosticsWaitsForAServerAtWork(t *testing.T) {
 	text := c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"late.go"}}, &out)
 	if f := out.Files[0]; f.Status != "fresh" || len(f.Diagnostics) != 1 || f.Diagnostics[0].Message != "late" {
 		t.Errorf("diagnostics = %+v, want fresh with the late error; text:\n%s", f, text)
+	}
+}
+
+// TestDiagnosticsNamesFilesWithoutAServer: a file whose server cannot
+// start, or that no server serves, is answered with its status
+// (server_broken, no_server) and the reason, every time it is asked about,
+// and the other files of the call are checked all the same, as agentlsp
+// check reports them. Before, once the runtime knew the server was broken
+// (from the second call on), or at once for a file no server serves, the
+// whole call failed and the other files' diagnostics were lost.
+func TestDiagnosticsNamesFilesWithoutAServer(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t)
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	ghost := &config.Server{ID: "ghost", Command: filepath.Join(t.TempDir(), "ghost-lsp"),
+		Extensions: map[string]string{".gh": "ghost"}, RootMarkers: []string{"go.mod"}, InstallHint: "install ghost-lsp"}
+	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake, ghost)})
+	for name, text := range map[string]string{"bad.go": "ERROR: bad\n", "a.gh": "x\n", "notes.txt": "notes\n"} {
+		if err := os.WriteFile(filepath.Join(c.ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// want is each file's status and what its detail (or, fresh, its one
+	// diagnostic) says.
+	want := map[string][2]string{
+		"bad.go":    {"fresh", "bad"},
+		"a.gh":      {"server_broken", "ghost-lsp"},
+		"notes.txt": {"no_server", "no language server for this file"},
+	}
+	for i, files := range [][]string{{"a.gh"}, {"a.gh"}, {"bad.go", "a.gh", "notes.txt"}, {"notes.txt"}} {
+		var out mcp.DiagnosticsOutput
+		text := c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: files}, &out)
+		var got []string
+		for _, f := range out.Files {
+			if f.Other {
+				continue
+			}
+			got = append(got, f.Path)
+			w := want[f.Path]
+			says := f.Detail
+			if f.Status == "fresh" && len(f.Diagnostics) == 1 {
+				says = f.Diagnostics[0].Message
+			}
+			if f.Status != w[0] || !strings.Contains(says, w[1]) {
+				t.Errorf("call %d %q: %s = %+v, want %s, saying %q", i, files, f.Path, f, w[0], w[1])
+			}
+			if f.Status != "fresh" && !strings.Contains(text, "note: "+f.Path+" is "+f.Status+": ") {
+				t.Errorf("call %d %q: text lacks the note on %s:\n%s", i, files, f.Path, text)
+			}
+		}
+		if !slices.Equal(got, files) || len(out.Skipped) > 0 {
+			t.Errorf("call %d %q: files %q, skipped %q, want every file answered, in order", i, files, got, out.Skipped)
+		}
+		if n := strings.Count(text, "<diagnostics file="); n < len(files) {
+			t.Errorf("call %d %q: text has %d files, want %d:\n%s", i, files, n, len(files), text)
+		}
 	}
 }

@@ -128,15 +128,16 @@ func TestTimeouts(t *testing.T) {
 	}, fakeAlive(c))
 }
 
-// TestServerBroken: a server that cannot start is a tool error that names
-// it and says how to install it.
+// TestServerBroken: a server that cannot start makes an lsp call a tool
+// error that names it and says how to install it. (A diagnostics call
+// answers its file server_broken, with the same reason:
+// TestDiagnosticsNamesFilesWithoutAServer.)
 func TestServerBroken(t *testing.T) {
 	ghost := &config.Server{ID: "ghost", Command: filepath.Join(t.TempDir(), "ghost-lsp"), Extensions: map[string]string{".go": "go"},
 		RootMarkers: []string{"go.mod"}, InstallHint: "install ghost-lsp"}
 	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(ghost)})
 	runErrors(t, c, []errCase{
 		{"lsp", "lsp", at("goToDefinition"), []string{"server broken", "ghost", "install ghost-lsp"}},
-		{"diagnostics", "diagnostics", args{"files": []string{"total.go"}}, []string{"server broken", "ghost"}},
 	}, func(t *testing.T) {
 		if _, err := c.cs.ListTools(t.Context(), nil); err != nil {
 			t.Errorf("after the error: ListTools: %v", err)

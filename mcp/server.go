@@ -36,9 +36,11 @@
 //
 // Goroutines: the SDK owns the connection's goroutines and runs each tool
 // call on one of them; a StdioTransport connection adds one reader, which
-// ends when its input ends or the connection is closed. A call with a
-// progress token has one progress reporter, which ends with the call and
-// which the call joins before it answers. A LogHandler has one sender,
+// ends when its input ends or the connection is closed. Serve holds the end
+// of the input back from the SDK's reader until the requests read before it
+// were answered: the calls in flight get 10 s to finish, then are answered
+// with ErrShutdown. A call with a progress token has one progress reporter,
+// which ends with the call and which the call joins before it answers. A LogHandler has one sender,
 // started when a client first asks for logs and ended by Close. Nothing is
 // written to stdout except by the transport: logs go to the runtime's slog
 // logger.
@@ -50,6 +52,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -83,6 +86,8 @@ type options struct {
 	server func(*sdk.ServerOptions)
 	// middleware wraps the server's handling of requests (tests).
 	middleware []sdk.Middleware
+	// inputEndGrace: see inputEndGrace (tests shorten it).
+	inputEndGrace time.Duration
 }
 
 // Option changes a setting of NewServer or Serve.
@@ -127,8 +132,8 @@ func Serve(ctx context.Context, rt *agentlsp.Runtime, t sdk.Transport, version s
 	// answerGrace.
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
-	defer context.AfterFunc(ctx, func() { tl.drain(answerGrace); stopRun() })()
-	err := srv.Run(runCtx, endingTransport{Transport: t, end: end, ended: tl.inputEnded, unanswered: &tl.unanswered})
+	defer context.AfterFunc(ctx, func() { tl.drain(answerGrace, nil); stopRun() })()
+	err := srv.Run(runCtx, endingTransport{Transport: t, tl: tl, end: end})
 	if tl.logs != nil {
 		tl.logs.forgetServer(srv)
 	}
@@ -152,29 +157,44 @@ type tools struct {
 	timeout time.Duration
 	log     *slog.Logger
 	logs    *logHub // nil when the runtime's logger is not a LogHandler
-	// life ends when the server stops (Serve's context, or the end of its
-	// input): calls in flight are then answered at once, with ErrShutdown.
+	// life ends when the server stops (Serve's context, or endGrace after
+	// the end of its input): calls in flight are then answered at once,
+	// with ErrShutdown.
 	life context.Context
 	// inputEnded: the client closed the connection (a normal end).
 	inputEnded *atomic.Bool
 	// unanswered counts the client's requests read and not yet answered
 	// (the answer written, not only returned by its handler).
-	unanswered atomic.Int64
+	unanswered *inFlight
+	// endGrace: see inputEndGrace.
+	endGrace time.Duration
 }
 
 // answerGrace bounds how long a stopping server waits for its calls in
-// flight to be answered.
+// flight to be answered once they were told to end.
 const answerGrace = 500 * time.Millisecond
 
-// drain waits, at most d, until every request of the client was answered.
-func (tl *tools) drain(d time.Duration) {
-	for deadline := time.Now().Add(d); tl.unanswered.Load() > 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+// inputEndGrace bounds how long the calls in flight when the client closes
+// its input go on to their answers before they are answered with
+// ErrShutdown (and the connection ends answerGrace later at most): a client
+// that writes its requests and closes its end, as a script does, gets
+// their answers; a hung call does not keep the process.
+const inputEndGrace = 10 * time.Second
+
+// drain waits, at most d, until every request of the client was answered,
+// or until stop is closed (nil: never).
+func (tl *tools) drain(d time.Duration, stop <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-tl.unanswered.none():
+	case <-t.C:
+	case <-stop:
 	}
 }
 
 func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server, *tools) {
-	o := options{callTimeout: DefaultCallTimeout}
+	o := options{callTimeout: DefaultCallTimeout, inputEndGrace: inputEndGrace}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -183,7 +203,7 @@ func newServer(rt *agentlsp.Runtime, version string, opts []Option) (*sdk.Server
 	}
 	log := rt.System().Logger().With("component", "mcp")
 	tl := &tools{rt: rt, session: rt.Session(o.sessionID), timeout: o.callTimeout, log: log, logs: logHubOf(rt),
-		life: context.Background(), inputEnded: new(atomic.Bool)}
+		life: context.Background(), inputEnded: new(atomic.Bool), unanswered: newInFlight(), endGrace: o.inputEndGrace}
 	so := &sdk.ServerOptions{Logger: slog.New(quietStop{Handler: log.Handler(), ended: tl.inputEnded}), Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Logging: &sdk.LoggingCapabilities{}}}
 	if o.server != nil {
@@ -286,15 +306,19 @@ func (h quietStop) WithGroup(name string) slog.Handler {
 }
 
 // endingTransport ends a server's life when its connection's input ends
-// (the client closed stdin): the calls in flight are answered at once
-// instead of holding the connection open until they finish. It counts the
-// client's requests not yet answered, so that a stopping server closes
-// its connection only once their answers were written.
+// (the client closed stdin), once the requests read before were answered:
+// the SDK writes no answer once its reader has returned (jsonrpc2's
+// Connection refuses to write when its read side is done), so the end of
+// the input reaches it only then. The calls in flight get inputEndGrace to
+// answer; then the server's life ends, which answers them at once
+// (ErrShutdown), and the end of the input reaches the SDK when they were
+// answered, or answerGrace later. It counts the client's requests not yet
+// answered, so that a server stopped by its context also closes its
+// connection only once their answers were written.
 type endingTransport struct {
 	sdk.Transport
-	end        context.CancelFunc
-	ended      *atomic.Bool
-	unanswered *atomic.Int64
+	tl  *tools
+	end context.CancelFunc
 }
 
 func (t endingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
@@ -302,34 +326,85 @@ func (t endingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return endingConn{Connection: c, end: t.end, ended: t.ended, unanswered: t.unanswered}, nil
+	return &endingConn{Connection: c, tl: t.tl, end: t.end, closed: make(chan struct{})}, nil
 }
 
 type endingConn struct {
 	sdk.Connection
-	end        context.CancelFunc
-	ended      *atomic.Bool
-	unanswered *atomic.Int64
+	tl        *tools
+	end       context.CancelFunc
+	closed    chan struct{} // closed by Close: the SDK closed the connection
+	closeOnce sync.Once
 }
 
-func (c endingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+// Read returns the next message; at the end of the input, it first waits
+// (bounded) for the requests read before to be answered.
+func (c *endingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
 	if r, ok := m.(*jsonrpc.Request); ok && err == nil && r.IsCall() {
-		c.unanswered.Add(1)
+		c.tl.unanswered.add(1)
 	}
-	if err != nil {
+	if err == nil {
+		return m, nil
+	}
+	select {
+	case <-c.closed: // the SDK closed the connection: nothing is left to answer
+	default:
 		if ctx.Err() == nil {
-			c.ended.Store(true)
+			c.tl.inputEnded.Store(true)
+			c.tl.drain(c.tl.endGrace, c.closed)
+			c.end() // calls still in flight: answer now
+			c.tl.drain(answerGrace, c.closed)
 		}
-		c.end()
 	}
+	c.end()
 	return m, err
 }
 
-func (c endingConn) Write(ctx context.Context, m jsonrpc.Message) error {
+func (c *endingConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, m)
 	if _, ok := m.(*jsonrpc.Response); ok {
-		c.unanswered.Add(-1) // written or failed: either way, no more to wait for
+		c.tl.unanswered.add(-1) // written or failed: either way, no more to wait for
 	}
 	return err
+}
+
+func (c *endingConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Connection.Close()
+}
+
+// inFlight counts the client's requests read and not yet answered. Safe
+// for concurrent use.
+type inFlight struct {
+	mu    sync.Mutex
+	n     int
+	zeroC chan struct{} // closed while n is 0
+}
+
+func newInFlight() *inFlight {
+	z := make(chan struct{})
+	close(z)
+	return &inFlight{zeroC: z}
+}
+
+// add adds d to the count (never below 0).
+func (f *inFlight) add(d int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	was := f.n
+	f.n = max(f.n+d, 0)
+	switch {
+	case was == 0 && f.n > 0:
+		f.zeroC = make(chan struct{})
+	case was > 0 && f.n == 0:
+		close(f.zeroC)
+	}
+}
+
+// none returns a channel closed once no request is left unanswered.
+func (f *inFlight) none() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.zeroC
 }

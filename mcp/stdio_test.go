@@ -26,10 +26,10 @@ type lineClient struct {
 	lines chan string // every line Serve wrote; closed at the end of its output
 }
 
-// serveLines runs Serve for rt over a StdioTransport (changed by tweak, if
-// not nil) on pipes, and initializes the session. Cleanup closes the input
-// and checks that Serve returns nil.
-func serveLines(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTransport)) *lineClient {
+// serveLines runs Serve for rt, with opts, over a StdioTransport (changed
+// by tweak, if not nil) on pipes, and initializes the session. Cleanup
+// closes the input and checks that Serve returns nil.
+func serveLines(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTransport), opts ...mcp.Option) *lineClient {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -40,7 +40,7 @@ func serveLines(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTranspo
 	served := make(chan error, 1)
 	// Serve lives until the input closes (cleanup below); joined there.
 	go func() {
-		served <- mcp.Serve(context.Background(), rt, tr, "test")
+		served <- mcp.Serve(context.Background(), rt, tr, "test", opts...)
 		outW.Close()
 	}()
 	// Buffered: a test may send many lines before it reads their answers,
@@ -96,6 +96,30 @@ func (c *lineClient) nextRaw() string {
 	case <-time.After(callTimeout):
 		c.t.Fatal("no answer")
 		return ""
+	}
+}
+
+// rest returns every answer written until the output ends, by id; each
+// must be a JSON-RPC object.
+func (c *lineClient) rest() map[any]map[string]any {
+	c.t.Helper()
+	out := map[any]map[string]any{}
+	for {
+		select {
+		case line, ok := <-c.lines:
+			if !ok {
+				return out
+			}
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) != nil {
+				c.t.Fatalf("answer %s is not an object", line)
+			}
+			if id, ok := m["id"]; ok {
+				out[id] = m
+			}
+		case <-time.After(callTimeout):
+			c.t.Fatal("the output did not end")
+		}
 	}
 }
 
@@ -293,5 +317,51 @@ func TestStdioCallInFlightSurvivesBadLines(t *testing.T) {
 			t.Fatalf("unexpected answer %s", line)
 		}
 		delete(results, m["id"])
+	}
+}
+
+// TestStdioAnswersEveryRequestBeforeEOF: the requests read before the
+// input ends are all answered before Serve returns: those the server
+// answers at once (ping, tools/list) and a call that waits a second on
+// its language server, with its real answer. Before, the SDK's reader
+// returned at the end of the input and the SDK wrote no answer after
+// that: a client that wrote its requests and closed its end got none
+// but the ones answered before the reader reached the end.
+func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t, "--delay", "textDocument/hover=1s")
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	c := serveLines(t, start(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake)}), nil)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lsp","arguments":` +
+		`{"operation":"hover","filePath":"total.go","line":4,"symbol":"Total"}}}`)
+	c.in.Close()
+	got := c.rest()
+	for id, want := range map[float64]string{1: `{}`, 2: `"name":"diagnostics"`, 3: "fake hover"} {
+		b, _ := json.Marshal(got[id]["result"])
+		if got[id] == nil || !strings.Contains(string(b), want) || strings.Contains(string(b), `"isError":true`) {
+			t.Errorf("request %v answered %v, want a result with %s", id, got[id], want)
+		}
+	}
+}
+
+// TestStdioAnswersAHungCallAtEOF: a call still waiting on its language
+// server when the input has ended for the grace the calls in flight get
+// (100 ms here) is answered with a tool error saying the server is
+// shutting down, and Serve returns.
+func TestStdioAnswersAHungCallAtEOF(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t, "--hang-on", "textDocument/hover")
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	c := serveLines(t, start(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake)}), nil,
+		mcp.WithInputEndGrace(100*time.Millisecond))
+	c.send(`{"jsonrpc":"2.0","id":"hover","method":"tools/call","params":{"name":"lsp","arguments":` +
+		`{"operation":"hover","filePath":"total.go","line":4,"symbol":"Total"}}}`)
+	c.in.Close()
+	res := c.rest()["hover"]
+	b, _ := json.Marshal(res["result"])
+	if !strings.Contains(string(b), `"isError":true`) || !strings.Contains(string(b), "shutting down") {
+		t.Errorf("the hung call was answered %v, want a tool error saying the server is shutting down", res)
 	}
 }
