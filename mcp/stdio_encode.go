@@ -37,9 +37,10 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// withCode gives two of the SDK's error answers the JSON-RPC code the
-// specification names for them: a method it does not handle (-32601) and
-// params it cannot decode (-32602). SDK v1.6.0 answers both with code 0;
+// withCode gives three of the SDK's error answers the JSON-RPC code the
+// specification names for them: a method it does not handle (-32601),
+// params it cannot decode (-32602) and a call before the client's
+// initialize (-32600). SDK v1.6.0 answers them with code 0;
 // v1.8.0 fixes that but decodes every call's params once more into a new
 // 32 KiB buffer (BenchmarkMCPHoverRawClient, 3 alternating runs: 46.5
 // against 79.8 KB and 102-107 against 122-131 µs per call), so the fix is
@@ -56,6 +57,8 @@ func withCode(r *jsonrpc.Response) *jsonrpc.Response {
 		code = jsonrpc.CodeMethodNotFound
 	case strings.HasPrefix(msg, "handling '") && strings.Contains(msg, "': unmarshaling "):
 		code = jsonrpc.CodeInvalidParams
+	case strings.HasPrefix(msg, "method ") && strings.HasSuffix(msg, " is invalid during session initialization"):
+		code = jsonrpc.CodeInvalidRequest
 	default:
 		return r
 	}

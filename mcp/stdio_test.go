@@ -31,6 +31,18 @@ type lineClient struct {
 // closes the input and checks that Serve returns nil.
 func serveLines(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTransport), opts ...mcp.Option) *lineClient {
 	t.Helper()
+	c := serveUninitialized(t, rt, tweak, opts...)
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+	if res := c.next(); res["id"] != "init" || res["result"] == nil {
+		t.Fatalf("initialize answered %v", res)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+// serveUninitialized is serveLines before the client's initialize.
+func serveUninitialized(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTransport), opts ...mcp.Option) *lineClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	tr := mcp.NewStdioTransport(inR, outW)
@@ -68,12 +80,26 @@ func serveLines(t *testing.T, rt *agentlsp.Runtime, tweak func(*mcp.StdioTranspo
 			t.Errorf("Serve did not return after its input closed")
 		}
 	})
+	return c
+}
+
+// TestCallBeforeInitializeIsAnInvalidRequest: a call before the client's
+// initialize is refused with JSON-RPC's invalid request (-32600; SDK
+// v1.6.0 gives code 0), and the session goes on.
+func TestCallBeforeInitializeIsAnInvalidRequest(t *testing.T) {
+	c := serveUninitialized(t, start(t, "gonav", fakeConfig(t, 0)), nil)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	res := c.next()
+	e, _ := res["error"].(map[string]any)
+	if res["id"] != float64(1) || e["code"] != float64(-32600) || !strings.Contains(fmt.Sprint(e["message"]), "initialization") {
+		t.Errorf("tools/list before initialize answered %v; want error -32600 saying why", res)
+	}
 	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
 	if res := c.next(); res["id"] != "init" || res["result"] == nil {
 		t.Fatalf("initialize answered %v", res)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return c
+	c.toolsList(t, 2)
 }
 
 func (c *lineClient) send(line string) {
