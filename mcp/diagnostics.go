@@ -196,7 +196,7 @@ func (t *tools) checkFiles(files []string) ([]string, []error, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if abs := t.abs(f); !seen[abs] {
+		if !seen[abs] { // resolved: a file named through a link is the same file
 			seen[abs] = true
 			out = append(out, f)
 		}

@@ -55,6 +55,24 @@ func TestDiagnosticsTypeError(t *testing.T) {
 	}
 }
 
+// TestDiagnosticsNamesEachFileOnce: one file named several ways (relative,
+// ./, absolute, through a link to its directory) is answered once.
+func TestDiagnosticsNamesEachFileOnce(t *testing.T) {
+	c := connect(t, "gonav", goplsConfig(t))
+	if err := os.WriteFile(filepath.Join(c.ws, "broken.go"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".", filepath.Join(c.ws, "here")); err != nil {
+		t.Fatal(err)
+	}
+	var out mcp.DiagnosticsOutput
+	c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"broken.go", "./broken.go",
+		filepath.Join(c.ws, "broken.go"), "here/broken.go"}}, &out)
+	if len(out.Files) != 1 || out.Files[0].Path != "broken.go" || len(out.Files[0].Diagnostics) != 1 {
+		t.Errorf("files = %+v; want broken.go once, with its error", out.Files)
+	}
+}
+
 // TestDiagnosticsSkipsFilesItCannotCheck: a file deleted or outside the
 // workspace among those asked for is named with its problem, and the
 // others are checked all the same.
