@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -22,7 +23,8 @@ const DefaultMaxMessageSize = 16 << 20
 // "jsonrpc", an id that is an object, an array or a boolean, a batch, a line
 // over MaxMessageSize) is answered with a JSON-RPC error, -32700 (parse
 // error) or -32600 (invalid request), carrying the message's id when it can
-// be read and null otherwise, and the connection goes on. Only valid
+// be read (for a line over the limit: in its first 4 KiB) and null
+// otherwise, and the connection goes on. Only valid
 // messages reach the SDK. (MCP dropped JSON-RPC batches in 2025-06-18: each
 // request of a batch is answered -32600 with its id.)
 //
@@ -168,7 +170,7 @@ func (c *stdioConn) readLoop(lr *lineReader) {
 // take answers or delivers one line; false when the reader should stop.
 func (c *stdioConn) take(line []byte, tooLong bool) bool {
 	if tooLong {
-		return c.answer(oversized(c.limit))
+		return c.answer(oversized(c.limit, line))
 	}
 	msg, answer := decodeLine(line)
 	switch {
@@ -212,28 +214,39 @@ func newLineReader(r io.Reader, max int) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
+// headMax bounds what is kept of a line over the limit: its head, where
+// its id is looked for.
+const headMax = 4 << 10
+
 // next returns the next line without its "\n" or "\r\n" (a fresh slice the
-// caller owns), or tooLong for a line over the limit. err is the end of the
-// input (io.EOF) or a read error: the line returned with it, if any, is the
-// last one.
+// caller owns), or tooLong and the line's first bytes (at most headMax) for
+// a line over the limit. err is the end of the input (io.EOF) or a read
+// error: the line returned with it, if any, is the last one.
 func (r *lineReader) next() (line []byte, tooLong bool, err error) {
 	if r.err != nil {
 		return nil, false, r.err
 	}
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) <= r.max+2 {
+		switch {
+		case !tooLong && len(line)+len(chunk) <= r.max+2:
 			line = append(line, chunk...)
-		} else {
-			tooLong, line = true, nil
+		case !tooLong:
+			tooLong = true
+			if len(line) < headMax {
+				line = append(line, chunk[:min(len(chunk), headMax-len(line))]...)
+			}
+			line = bytes.Clone(line[:min(len(line), headMax)])
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		r.err = err
-		line = trimEOL(line)
-		if len(line) > r.max {
-			tooLong, line = true, nil
+		if !tooLong {
+			line = trimEOL(line)
+			if len(line) > r.max {
+				tooLong, line = true, bytes.Clone(line[:min(len(line), headMax)])
+			}
 		}
 		return line, tooLong, err
 	}

@@ -58,9 +58,44 @@ func (a *errorAnswer) rejection() *rejection {
 	return &rejection{data: data, code: a.Error.Code, why: a.Error.Message}
 }
 
-// oversized is the answer to a line over the limit.
-func oversized(limit int) *rejection {
-	return invalid(nullID, fmt.Sprintf("message longer than %d bytes", limit)).rejection()
+// oversized is the answer to a line over the limit, head its first bytes:
+// with the message's id when head has it before the rest (clients write
+// "jsonrpc" and "id" before "params"), so that the client's call is
+// answered and not left waiting.
+func oversized(limit int, head []byte) *rejection {
+	return invalid(leadingID(head), fmt.Sprintf("message longer than %d bytes", limit)).rejection()
+}
+
+// leadingID finds the "id" member of the object head begins, among the
+// members that head holds whole, nested values skipped; null when there is
+// none or it is not a valid id.
+func leadingID(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nullID
+	}
+	for {
+		key, err := dec.Token()
+		if err != nil {
+			return nullID
+		}
+		if key != "id" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nullID
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			return nullID
+		}
+		if _, echo, why := readID(raw, true); why == "" {
+			return echo
+		}
+		return nullID
+	}
 }
 
 // decodeLine returns the message of a valid line, or what to answer to an

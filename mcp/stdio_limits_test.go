@@ -28,14 +28,21 @@ func TestStdioLineLimit(t *testing.T) {
 		return msg + strings.Repeat(" ", size-len(msg))
 	}
 	tooLong := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600}}`
+	tooLongID := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32600}}` }
+	big := strings.Repeat("x", 3<<20)
 	for _, tc := range []struct {
 		line string
 		want string // "" when the line is served
 	}{
 		{request(1, limit), ""},
 		{request(2, limit) + "\r", ""},
-		{request(3, limit+1), tooLong},
-		{request(4, limit+1) + "\r", tooLong},
+		// The id, when the line's head has it, so the call is answered.
+		{request(3, limit+1), tooLongID("3")},
+		{request(4, limit+1) + "\r", tooLongID("4")},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"id":7,"arguments":{"x":"` + big + `"}},"id":"late"}`, tooLong},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"id":7},"id":"s1","x":"` + big + `"}`, tooLongID(`"s1"`)},
+		{`{"id":1.5,"x":"` + big + `"}`, tooLong},
+		{`{"id":{"a":1},"x":"` + big + `"}`, tooLong},
 		{strings.Repeat("x", 1<<20), tooLong},
 		{"{" + strings.Repeat(" ", 3<<20) + "}", tooLong},
 	} {
@@ -69,8 +76,8 @@ func TestStdioDefaultLineLimit(t *testing.T) {
 		t.Errorf("ping of %d bytes answered %v, want a result", 4<<20, res)
 	}
 	c.send(ping(mcp.DefaultMaxMessageSize + 1))
-	if res := c.next(); res["id"] != nil || res["error"].(map[string]any)["code"] != float64(-32600) {
-		t.Errorf("ping of %d bytes answered %v, want -32600", mcp.DefaultMaxMessageSize+1, res)
+	if res := c.next(); res["id"] != "big" || res["error"].(map[string]any)["code"] != float64(-32600) {
+		t.Errorf("ping of %d bytes answered %v, want -32600 with its id", mcp.DefaultMaxMessageSize+1, res)
 	}
 	c.toolsList(t, 1)
 }
