@@ -63,6 +63,7 @@ type pendingRead struct {
 	reads      int
 	busy       int    // reads that found a writer
 	waiting    uint64 // the wait for a batch naming the file (heldTimeout's id), 0: none
+	timer      uint64 // that wait's timeout
 }
 
 // settling is the router's state of the reads not yet taken.
@@ -72,6 +73,7 @@ type settling struct {
 	named    map[string]uint64
 	inflight map[string]int
 	check    uint64         // the check barrier in flight, 0: none
+	timer    uint64         // its timeout
 	checking []*pendingRead // reads waiting for check's batch
 	next     []*pendingRead // reads that came since check was asked
 	checks   uint64         // check barriers asked
@@ -167,7 +169,7 @@ func (r *routerActor) startCheck(ctx actor.Context) {
 	s.rechecked += uint64(len(s.checking))
 	s.check = checkBit | s.checks
 	ctx.Send(r.watcher, &messages.WatchBarrier{ID: s.check})
-	r.timers.After(maxBarrierWait, &checkTimeout{id: s.check})
+	s.timer = r.timers.After(maxBarrierWait, &checkTimeout{id: s.check})
 }
 
 // noteNamed counts the files a batch names that reads are in flight for,
@@ -186,6 +188,7 @@ func (r *routerActor) noteNamed(ctx actor.Context, m *messages.FilesChanged) {
 		delete(s.held, c.Path)
 		for _, p := range waiting {
 			p.waiting = 0
+			r.timers.Cancel(p.timer)
 			r.readAgain(ctx, p)
 		}
 	}
@@ -214,6 +217,7 @@ func (r *routerActor) checkReached(ctx actor.Context, ids []uint64, held []strin
 func (r *routerActor) decideChecked(ctx actor.Context, held []string) {
 	s := &r.settle
 	checked := s.checking
+	r.timers.Cancel(s.timer)
 	s.check, s.checking = 0, nil
 	for _, p := range checked {
 		switch {
@@ -226,7 +230,7 @@ func (r *routerActor) decideChecked(ctx actor.Context, held []string) {
 			s.held[p.abs] = append(s.held[p.abs], p)
 			s.waits++
 			p.waiting = s.waits
-			r.timers.After(maxBarrierWait, &heldTimeout{p: p, id: p.waiting})
+			p.timer = r.timers.After(maxBarrierWait, &heldTimeout{p: p, id: p.waiting})
 		default:
 			r.takeRead(p)
 		}
