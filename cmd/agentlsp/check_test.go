@@ -101,7 +101,8 @@ func TestCheckGoplsJSON(t *testing.T) {
       "more": 0,
       "detail": "file does not exist: missing.go"
     }
-  ]
+  ],
+  "moreFiles": 0
 }
 `
 	if stdout != want {
