@@ -49,7 +49,8 @@ func versions(svs []messages.ServerVersion) []string {
 // Edit replaces the text of a file on every server that serves it
 // (agentlsp does not write it to disk; Save does) and waits for the
 // diagnostics the edit caused: the edited file (at most 20) and up to 5
-// other files where it made new errors appear; files that changed
+// other files where it made new errors appear (res.Files[0].MoreFiles
+// names, as URIs, those it left out past the 5); files that changed
 // meanwhile because of other sessions' changes are in Meanwhile.
 // res.Status says whether the answer is fresh; res.Servers the versions
 // the change went out at. The file must exist, unless WithCreate. Text

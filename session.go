@@ -107,7 +107,9 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // with the changes other than to the files named (and those of WithNamed)
 // that could have made them (ChangedBy: the file's own change on disk,
 // another session's edit; empty when only the named files' changes could
-// have), those with none first. At most 8 files are waited for at once.
+// have), those with none first; the other such files left out past the 5
+// are named in the MoreFiles of the reports whose answers had them
+// (dedup.MoreFiles gathers them). At most 8 files are waited for at once.
 // A file that could not be checked has a report of its Path alone (no
 // Status), and the error joins those files' errors, in the order of files.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {

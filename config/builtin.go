@@ -131,19 +131,21 @@ func typescriptLS() *Server {
 	}
 }
 
-// tsgo is TypeScript 7's native server. It is disabled because
-// typescript-language-server serves the same files; it needs a prefix of its
-// own since typescript-language-server needs TypeScript 5. It offers pull
-// diagnostics only.
+// tsgo is TypeScript 7's native server, the tsgo command of the npm
+// package @typescript/native-preview. It is disabled because
+// typescript-language-server serves the same files. Its command is tsgo,
+// never tsc: the tsc of agentlsp's cache is TypeScript 5's (installed for
+// typescript-language-server), which has no --lsp and exits at once. It
+// offers pull diagnostics only.
 func tsgo() *Server {
 	s := typescriptLS()
 	s.ID = "tsgo"
-	s.Command = "tsc"
+	s.Command = "tsgo"
 	s.Args = []string{"--lsp", "--stdio"}
 	s.InitializationOptions = nil // typescript-language-server's
 	s.DiagnosticsPull = ""
 	s.Disabled = true
-	s.InstallHint = `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`
+	s.InstallHint = "npm install -g @typescript/native-preview"
 	return s
 }
 

@@ -3,6 +3,8 @@ package config
 import (
 	"encoding/json"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -44,7 +46,7 @@ func TestBuiltinsTable(t *testing.T) {
 		"pylsp":                       {"pylsp", nil, "agentlsp servers --install pylsp", true},
 		"pyright":                     {"pyright-langserver", []string{"--stdio"}, "agentlsp servers --install pyright", false},
 		"rust-analyzer":               {"rust-analyzer", nil, "agentlsp servers --install rust-analyzer", false},
-		"tsgo":                        {"tsc", []string{"--lsp", "--stdio"}, `npm install --prefix DIR typescript@7 (then set "command" to DIR/node_modules/.bin/tsc)`, true},
+		"tsgo":                        {"tsgo", []string{"--lsp", "--stdio"}, "npm install -g @typescript/native-preview", true},
 		"typescript-language-server":  {"typescript-language-server", []string{"--stdio"}, "agentlsp servers --install typescript-language-server", false},
 		"vscode-css-language-server":  {"vscode-css-language-server", []string{"--stdio"}, "agentlsp servers --install vscode-css-language-server", false},
 		"vscode-html-language-server": {"vscode-html-language-server", []string{"--stdio"}, "agentlsp servers --install vscode-html-language-server", false},
@@ -143,5 +145,37 @@ func TestTypeScriptTakesAgentlspsWatcher(t *testing.T) {
 	}
 	if o := b["tsgo"].InitializationOptions; o != nil {
 		t.Errorf("tsgo initializationOptions %s, want none", o)
+	}
+}
+
+// TestTsgoIsNotTypeScriptsTsc: tsgo's command is found as tsgo, the
+// command @typescript/native-preview installs, and never as the tsc that
+// agentlsp's cache holds for typescript-language-server (TypeScript 5,
+// which has no --lsp: enabled, tsgo crash-looped with "exit status 1").
+func TestTsgoIsNotTypeScriptsTsc(t *testing.T) {
+	dir := t.TempDir()
+	exe := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	exe("tsc")
+	resolved := func() string {
+		enabled := Builtins()["tsgo"]
+		enabled.Disabled = false
+		s, ok := RegistryOf(enabled).WithCommandsIn([]string{dir}).Get("tsgo")
+		if !ok {
+			t.Fatal("no tsgo")
+		}
+		return s.Command
+	}
+	if got := resolved(); got != "tsgo" {
+		t.Errorf("tsgo's command with a tsc installed = %q, want tsgo, not found", got)
+	}
+	tsgo := exe("tsgo")
+	if got := resolved(); got != tsgo {
+		t.Errorf("tsgo's command with tsgo installed = %q, want %q", got, tsgo)
 	}
 }

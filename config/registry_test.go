@@ -146,7 +146,7 @@ func TestRegistryMergesSettingsAndEnv(t *testing.T) {
 
 func TestRegistryEnableAndAdd(t *testing.T) {
 	r := mustRegistry(t, `{"servers": {
-		"tsgo": {"disabled": false, "command": "/opt/tsnative/node_modules/.bin/tsc"},
+		"tsgo": {"disabled": false, "command": "/opt/tsnative/node_modules/.bin/tsgo"},
 		"typescript-language-server": {"disabled": true},
 		"ruff": {"command": "ruff", "args": ["server"], "extensions": {".py": "python"}}
 	}}`)
@@ -157,7 +157,7 @@ func TestRegistryEnableAndAdd(t *testing.T) {
 		t.Errorf("ForPath(a.py) = %v, want %v", got, want)
 	}
 	tsgo := get(t, r, "tsgo")
-	if tsgo.Command != "/opt/tsnative/node_modules/.bin/tsc" || !cmp.Equal(tsgo.Args, []string{"--lsp", "--stdio"}) {
+	if tsgo.Command != "/opt/tsnative/node_modules/.bin/tsgo" || !cmp.Equal(tsgo.Args, []string{"--lsp", "--stdio"}) {
 		t.Errorf("Get(tsgo) = %q %q, want the new command with the built-in args", tsgo.Command, tsgo.Args)
 	}
 }

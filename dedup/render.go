@@ -41,6 +41,38 @@ func Render(w io.Writer, relPath, status string, ds []messages.Diagnostic, more 
 	return err
 }
 
+// NamedMoreFiles bounds the files MoreFilesNote names; it counts the rest.
+const NamedMoreFiles = 10
+
+// MoreFilesNote is the line that says an answer left out other files with
+// new errors (relPaths, from MoreFiles), naming the first NamedMoreFiles:
+//
+//	... and 7 more files with new errors: b.go, c.go, ...; ask about them by name
+//
+// It returns "" when relPaths is empty. The line has no newline.
+func MoreFilesNote(relPaths []string) string {
+	n := len(relPaths)
+	if n == 0 {
+		return ""
+	}
+	names := FileList(relPaths)
+	if n == 1 {
+		return "... and 1 more file with new errors: " + names + "; ask about it by name"
+	}
+	return fmt.Sprintf("... and %d more files with new errors: %s; ask about them by name", n, names)
+}
+
+// FileList joins the first NamedMoreFiles of relPaths with commas, and
+// counts the rest: "a.go, b.go and 3 others".
+func FileList(relPaths []string) string {
+	n := len(relPaths)
+	names := strings.Join(relPaths[:min(n, NamedMoreFiles)], ", ")
+	if n > NamedMoreFiles {
+		names += fmt.Sprintf(" and %d others", n-NamedMoreFiles)
+	}
+	return names
+}
+
 // FormatLine formats d as a linter line,
 // "path:line:col: severity: message [source/code]", with a 1-based line and
 // column (Character+1), the lower-case severity name (an unspecified

@@ -221,6 +221,9 @@ func (e *View) FileDiagnostics(f messages.FileReport) []messages.Diagnostic {
 //	ERROR [12:5] undefined: foo (compiler/UndeclaredName)
 //	... and 3 more
 //	</diagnostics>
+//
+// then, when the answer left out other files with new errors (MoreFiles),
+// the line that names them (dedup.MoreFilesNote).
 func (e *View) Render(w io.Writer, files []messages.FileReport) error {
 	for _, f := range files {
 		path := f.Path
@@ -231,7 +234,28 @@ func (e *View) Render(w io.Writer, files []messages.FileReport) error {
 			return err
 		}
 	}
+	if note := e.MoreFilesNote(files); note != "" {
+		_, err := io.WriteString(w, note+"\n")
+		return err
+	}
 	return nil
+}
+
+// MoreFiles returns the other files with new errors that an answer left
+// out (dedup.MoreFiles), as paths relative to the workspace.
+func (e *View) MoreFiles(files []messages.FileReport) []string {
+	uris := dedup.MoreFiles(files)
+	out := make([]string, len(uris))
+	for i, u := range uris {
+		out[i] = e.Rel(paths.FromURI(u))
+	}
+	return out
+}
+
+// MoreFilesNote is the line, without its newline, that names the other
+// files an answer left out (dedup.MoreFilesNote); "" when there are none.
+func (e *View) MoreFilesNote(files []messages.FileReport) string {
+	return dedup.MoreFilesNote(e.MoreFiles(files))
 }
 
 // Lines renders reports like a linter: path:line:col: severity: message [source/code].

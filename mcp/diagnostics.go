@@ -41,6 +41,11 @@ type DiagnosticsOutput struct {
 	// Skipped names the files asked for that could not be checked (deleted,
 	// outside the workspace, ...), each with the problem; the others were.
 	Skipped []string `json:"skipped,omitempty"`
+	// MoreFiles counts the other files with new errors left out past the
+	// cap on other files (5), and MoreFilePaths names them: a call naming
+	// them gives their diagnostics.
+	MoreFiles     int      `json:"moreFiles,omitempty"`
+	MoreFilePaths []string `json:"moreFilePaths,omitempty"`
 }
 
 // FileDiagnostics is the diagnostics of one file. Status is fresh, stale,
@@ -91,7 +96,7 @@ func diagnosticsTool() *sdk.Tool {
 			"(stale, timeout, not_ready, no_server, server_broken) comes with a note saying why. " +
 			"Files not named that have new errors follow: first those only the named files' changes could have " +
 			"broken, then those other changes could have (another agent's, or yours to files not named), each " +
-			"with a note naming them.",
+			"with a note naming them; at most 5, then a line naming the other files with new errors left out.",
 		InputSchema: schema,
 		Annotations: readOnly("Diagnostics"),
 	}
@@ -117,10 +122,11 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 	if named < 0 {
 		named = len(reports)
 	}
-	if err := ed.Render(&b, reports[:named]); err != nil {
+	shown := withoutMoreFiles(reports) // the line naming them comes last
+	if err := ed.Render(&b, shown[:named]); err != nil {
 		return nil, DiagnosticsOutput{}, err
 	}
-	others := reports[named:]
+	others := shown[named:]
 	meanwhile := slices.IndexFunc(others, func(r messages.FileReport) bool { return len(r.ChangedBy) > 0 })
 	if meanwhile < 0 {
 		meanwhile = len(others)
@@ -141,7 +147,11 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 			return nil, DiagnosticsOutput{}, err
 		}
 	}
-	out := DiagnosticsOutput{Files: make([]FileDiagnostics, 0, len(reports))}
+	out := DiagnosticsOutput{Files: make([]FileDiagnostics, 0, len(reports)), MoreFilePaths: ed.MoreFiles(reports)}
+	out.MoreFiles = len(out.MoreFilePaths)
+	if note := ed.MoreFilesNote(reports); note != "" {
+		b.WriteString(note + "\n")
+	}
 	for _, r := range reports {
 		f := fileDiagnostics(ed, r)
 		if f.Detail != "" {
@@ -158,6 +168,15 @@ func (t *tools) diagnostics(ctx context.Context, _ *sdk.CallToolRequest, in Diag
 		out.Skipped = append(out.Skipped, msg)
 	}
 	return textResult(b.String()), out, nil
+}
+
+// withoutMoreFiles returns a copy of reports without their MoreFiles.
+func withoutMoreFiles(reports []messages.FileReport) []messages.FileReport {
+	out := slices.Clone(reports)
+	for i := range out {
+		out[i].MoreFiles = nil
+	}
+	return out
 }
 
 // fileReports re-syncs the files and gets their diagnostics. Waiting, it

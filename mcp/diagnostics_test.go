@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,5 +281,41 @@ func TestDiagnosticsNamesFilesWithoutAServer(t *testing.T) {
 		if n := strings.Count(text, "<diagnostics file="); n < len(files) {
 			t.Errorf("call %d %q: text has %d files, want %d:\n%s", i, files, n, len(files), text)
 		}
+	}
+}
+
+// TestDiagnosticsSaysWhichOtherFilesItLeftOut: with 12 other files with
+// new errors, an answer shows 5 of them and names the other 7, in its text
+// (a last line) and its structured content (moreFiles, moreFilePaths).
+// Before, the 7 were left out without a word.
+func TestDiagnosticsSaysWhichOtherFilesItLeftOut(t *testing.T) {
+	c := connect(t, "gonav", goplsConfig(t))
+	var all []string
+	for i := range 12 {
+		name := fmt.Sprintf("f%02d.go", i)
+		text := fmt.Sprintf("package gonav\n\nvar v%d int = \"x\"\n", i)
+		if err := os.WriteFile(filepath.Join(c.ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, name)
+	}
+	var out struct {
+		Files         []mcp.FileDiagnostics `json:"files"`
+		MoreFiles     int                   `json:"moreFiles"`
+		MoreFilePaths []string              `json:"moreFilePaths"`
+	}
+	text := c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{"total.go"}}, &out)
+	var shown []string
+	for _, f := range out.Files[1:] {
+		shown = append(shown, f.Path)
+	}
+	left := slices.DeleteFunc(slices.Clone(all), func(f string) bool { return slices.Contains(shown, f) })
+	if len(out.Files) != 6 || out.MoreFiles != 7 || !slices.Equal(out.MoreFilePaths, left) {
+		t.Errorf("%d files, moreFiles %d, moreFilePaths %q, want total.go, 5 others, 7 and %q",
+			len(out.Files), out.MoreFiles, out.MoreFilePaths, left)
+	}
+	wantLine := "\n... and 7 more files with new errors: " + strings.Join(left, ", ") + "; ask about them by name\n"
+	if !strings.HasSuffix(text, wantLine) {
+		t.Errorf("text =\n%s\nwant it to end with%s", text, wantLine)
 	}
 }

@@ -105,7 +105,9 @@ type WaitOptions struct {
 	// MinSeverity filters (zero: errors only).
 	MinSeverity Severity
 	// MaxEdited and MaxOtherFiles cap the result (zero: 20 and 5; a
-	// negative MaxOtherFiles reports no other file).
+	// negative MaxOtherFiles reports no other file). The other files left
+	// out past MaxOtherFiles are named in the first report's MoreFiles
+	// (none when it is negative).
 	MaxEdited     int
 	MaxOtherFiles int
 }
@@ -151,6 +153,14 @@ type FileReport struct {
 	// change on disk, another session's edit); empty when only the named
 	// files' changes could have.
 	ChangedBy []string
+	// MoreFiles, on the report of a file the answer is about (the edited
+	// file, a file a diagnostics call named), lists the URIs of the other
+	// files with new errors that the answer left out, past its cap on
+	// other files (MaxOtherFiles), sorted: the answer names them without
+	// their diagnostics, which an answer about them by name gives. Its
+	// length is how many files were left out. dedup.MoreFiles gathers
+	// them from the reports of an answer.
+	MoreFiles []string
 }
 
 // Subscribe registers the sender as the session's subscriber for passive

@@ -101,6 +101,10 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	c.stream = newFrameStream(rwc, opts.MaxMessageSize, opts.WriteTimeout)
 	if p, ok := rwc.(*pipeRWC); ok {
 		c.stream.out = p.w
+		// A server that prints text on stdout and exits (a usage error)
+		// says why there, not on stderr: keep it with the stderr tail.
+		tail := c.proc.stderr
+		c.stream.stray = func(line string) { tail.add("stdout: " + line) }
 	} else if nc, ok := rwc.(net.Conn); ok {
 		c.stream.out = nc
 	}
@@ -359,7 +363,9 @@ func (c *Conn) PID() int {
 	return c.proc.pid()
 }
 
-// StderrTail returns the last lines the server wrote to stderr.
+// StderrTail returns the last lines the server wrote to stderr, and
+// those it wrote on stdout that were not LSP (marked "stdout: "), in
+// order of reading.
 func (c *Conn) StderrTail() []string {
 	if c.proc == nil {
 		return nil

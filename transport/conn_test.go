@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -431,4 +432,28 @@ func TestServerTempDirGoesWithTheServer(t *testing.T) {
 			t.Errorf("the configured TMPDIR lost the server's file: %v", err)
 		}
 	})
+}
+
+// TestStrayStdoutIsKeptWithStderr: a server that writes text, not frames,
+// on stdout and exits (TypeScript 5's tsc, started as tsgo with --lsp,
+// prints "error TS5023: Unknown compiler option '--lsp'." there) has
+// those lines in its stderr tail, marked as stdout, next to its exit
+// status. Before, they were read as unknown header lines and dropped: the
+// only reason given was "exit status 1".
+func TestStrayStdoutIsKeptWithStderr(t *testing.T) {
+	script := `echo "error TS5023: Unknown compiler option '--lsp'."; echo "on stderr" >&2; exit 1`
+	c, err := transport.Start(context.Background(), transport.Options{Command: "sh", Args: []string{"-c", script}})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	waitDone(t, c)
+	if !errors.Is(c.Err(), transport.ErrExited) || !strings.Contains(c.Err().Error(), "exit status 1") {
+		t.Errorf("Err() = %v, want ErrExited with exit status 1", c.Err())
+	}
+	tail := c.StderrTail()
+	for _, want := range []string{"stdout: error TS5023: Unknown compiler option '--lsp'.", "on stderr"} {
+		if !slices.Contains(tail, want) {
+			t.Errorf("StderrTail() = %q, want a line %q", tail, want)
+		}
+	}
 }

@@ -1,7 +1,10 @@
 // Package transport is one language-server connection: it spawns the server
 // process in its own process group (or dials a server on a TCP or unix
-// socket), keeps the last lines of its stderr, and speaks JSON-RPC 2.0 with
-// Content-Length framing. It answers the server's own requests
+// socket), keeps the last lines of its stderr (with any line of stdout read
+// where a header was expected that is not an LSP header, marked "stdout: ":
+// a command that is not a language server writes its usage error there),
+// and speaks JSON-RPC 2.0 with Content-Length framing. It answers the
+// server's own requests
 // (workspace/configuration, client/registerCapability, ...) and hands every
 // notification to a callback. It knows nothing of actors.
 //

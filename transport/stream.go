@@ -45,6 +45,10 @@ type frameStream struct {
 	writeTimeout time.Duration
 	wbuf         []byte     // writeRequest's buffer, reused: writes are made one at a time
 	now          *nowWriter // out, written without waiting; nil when it cannot be
+	// stray, when set, is given each line read where a header was expected
+	// that is not an LSP header (Content-Length, Content-Type): text a
+	// server printed on stdout, such as a usage error before it exits.
+	stray func(line string)
 }
 
 func newFrameStream(rwc io.ReadWriteCloser, maxSize int64, writeTimeout time.Duration) *frameStream {
@@ -165,7 +169,11 @@ func (s *frameStream) readHeader() (length, total int64, err error) {
 		if !ok {
 			return 0, total, fmt.Errorf("%w: invalid header line %q", ErrProtocol, preview([]byte(line)))
 		}
-		if !strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+		name = strings.TrimSpace(name)
+		if !strings.EqualFold(name, "Content-Length") {
+			if s.stray != nil && !strings.EqualFold(name, "Content-Type") {
+				s.stray(line)
+			}
 			continue
 		}
 		n, perr := strconv.ParseInt(strings.TrimSpace(value), 10, 64)

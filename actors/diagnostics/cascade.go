@@ -20,29 +20,32 @@ import (
 
 // cascade finds the other documents whose diagnostics changed since the
 // edit started and that now have problems they did not have: importers
-// broken by the edit.
-func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) (caused, meanwhile []messages.FileReport) {
+// broken by the edit. It returns at most maxFiles of each kind and left,
+// the URIs of the files the edit broke that did not fit (none when
+// maxFiles is 0: no other file was asked for).
+func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxFiles int) (caused, meanwhile []messages.FileReport, left []string) {
 	uris := a.othersChanged(e, e.StartSeq)
-	if len(uris) == 0 {
-		return nil, nil
+	if len(uris) == 0 || maxFiles <= 0 {
+		return nil, nil, nil
 	}
 	over, views := a.edits.Overlapping(e), a.editViews(e)
 	for _, u := range uris {
-		if len(caused) == maxFiles && len(meanwhile) == maxFiles {
-			break
-		}
 		if !a.reportable(u) || !a.askedAfter(views, u) { // before the work on what it has
 			continue
 		}
 		unchecked := a.uncheckedAt(u, e.StartSeq) // no baseline: its errors are not the edit's
 		others := unchecked || a.othersMay(e, u, over)
-		if others && len(meanwhile) == maxFiles || !others && len(caused) == maxFiles {
+		if others && len(meanwhile) == maxFiles {
 			continue // its list is full
 		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		base, _, _ := a.store.Merged(u, a.baseline(e))
 		added, _, _ := dedup.Delta(dedup.FilterSeverity(base, minSev), dedup.FilterSeverity(cur, minSev))
-		if len(added) == 0 {
+		switch {
+		case len(added) == 0:
+			continue
+		case !others && len(caused) == maxFiles:
+			left = append(left, u) // counted, so that the answer says so
 			continue
 		}
 		dedup.Sort(added)
@@ -56,38 +59,42 @@ func (a *diagnosticsActor) cascade(e *edits.Edit, minSev messages.Severity, maxF
 		f.ChangedBy = withFirstChecked(unchecked, a.attribute(e, u, over))
 		meanwhile = append(meanwhile, f)
 	}
-	return caused, meanwhile
+	return caused, meanwhile, left
 }
 
 // sessionCascade finds, for a diagnostics call, the documents of its
 // servers written since the session's previous answer (or since the call
 // began, for a first answer) whose errors were not shown to the session,
 // each with the changes other than to the files the call named that could
-// have made them (ChangedBy).
-func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severity, maxFiles int) []messages.FileReport {
+// have made them (ChangedBy); at most maxFiles of them, and left, the URIs
+// of the other such documents, which are not marked delivered.
+func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severity, maxFiles int) (out []messages.FileReport, left []string) {
 	if maxFiles <= 0 || e.Session == "" {
-		return nil
+		return nil, nil
 	}
 	sess := a.session(e.Session)
 	told := a.toldSince(e)
 	uris := a.othersChanged(e, told)
 	if len(uris) == 0 {
-		return nil
+		return nil, nil
 	}
 	sc := a.sessionScope(e, sess)
 	over := a.sessionOver(e, sc)
 	from := namedEdits(e, over)
 	views := a.editViews(e)
-	var out []messages.FileReport
+	named := namedSet(e)
 	for _, u := range uris {
-		if len(out) == maxFiles {
-			break
-		}
 		cur, servers, _ := a.store.Merged(u, a.store.Get)
 		cur = dedup.FilterSeverity(cur, minSev)
 		sess.delivered.Retain(u, cur)
 		unseen := sess.delivered.Unseen(u, cur)
 		if len(unseen) == 0 || !a.reportable(u) || !a.askedAfter(views, u) {
+			continue
+		}
+		if len(out) == maxFiles {
+			if !named[u] {
+				left = append(left, u) // counted, so that the answer says so
+			}
 			continue
 		}
 		dedup.Sort(unseen)
@@ -96,7 +103,7 @@ func (a *diagnosticsActor) sessionCascade(e *edits.Edit, minSev messages.Severit
 			Servers: servers, Other: true,
 			ChangedBy: withFirstChecked(a.uncheckedAt(u, told), a.sessionCauses(e, u, sc, told, over, from))})
 	}
-	return out
+	return out, left
 }
 
 // reportable says whether another file may be in an answer: it is still

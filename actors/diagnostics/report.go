@@ -15,7 +15,8 @@ import (
 )
 
 // editResult builds the answer to an edit: the edited file, then up to
-// MaxOtherFiles other files in which the edit made new problems appear.
+// MaxOtherFiles other files in which the edit made new problems appear;
+// the edited file's MoreFiles names those left out.
 func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.EditResult {
 	req := e.Req
 	minSev := req.MinSeverity
@@ -46,12 +47,13 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 	res.Files = append(res.Files, messages.FileReport{
 		URI: e.URI, Status: status, Diagnostics: kept, More: more + dropped, Servers: servers, Detail: detail,
 	})
+	var others []messages.FileReport
 	if req.Current {
-		res.Files = append(res.Files, a.sessionCascade(e, minSev, maxOther)...)
+		others, res.Files[0].MoreFiles = a.sessionCascade(e, minSev, maxOther)
 	} else {
-		caused, meanwhile := a.cascade(e, minSev, maxOther)
-		res.Files, res.Meanwhile = append(res.Files, caused...), meanwhile
+		others, res.Meanwhile, res.Files[0].MoreFiles = a.cascade(e, minSev, maxOther)
 	}
+	res.Files = append(res.Files, others...)
 	res.Elapsed = a.now().Sub(e.Started)
 	res.Servers = append(res.Servers, req.Servers...)
 	a.markDelivered(e.Session, res.Files)

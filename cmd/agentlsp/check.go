@@ -26,7 +26,8 @@ language server that serves it, and prints each diagnostic on one line:
 Paths are relative to the workspace; lines and columns are 1-based, columns
 in characters. After the named files come up to 5 other files whose errors
 the check brought to light (files the named ones broke, for instance);
---only leaves them out. A file whose diagnostics are not fresh (a server
+those left out past 5 are named on stderr (--json: moreFilePaths);
+--only leaves them all out. A file whose diagnostics are not fresh (a server
 timed out, is still indexing or is broken) is named on stderr with the
 reason, and so is a file with more diagnostics than the 20 a file shows.
 A file named several ways (a.go, ./a.go, through a symlink) is checked
@@ -209,7 +210,11 @@ func appendOtherFiles(named []fileResult) []fileResult {
 	for i, r := range named {
 		reports[i], others[i] = r.report, r.others
 	}
-	for _, o := range dedup.AppendOthers(reports, others, 0)[len(named):] {
+	merged := dedup.AppendOthers(reports, others, 0)
+	for i := range named {
+		named[i].report = merged[i] // with the files left out (MoreFiles)
+	}
+	for _, o := range merged[len(named):] {
 		named = append(named, fileResult{arg: o.Path, report: o})
 	}
 	return named
@@ -231,7 +236,8 @@ func printCheckLines(w io.Writer, ed *agentlsp.Editor, results []fileResult) err
 }
 
 // printNotices names on w the files that could not be checked, whose
-// diagnostics are not fresh, or that have more diagnostics than shown.
+// diagnostics are not fresh, or that have more diagnostics than shown,
+// then the other files with new errors left out.
 func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 	for _, r := range results {
 		path := ed.Rel(r.report.Path)
@@ -255,6 +261,27 @@ func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 			notef(w, "%s may have been broken otherwise: %s", path, strings.Join(r.report.ChangedBy, ", "))
 		}
 	}
+	if more := ed.MoreFiles(reportsOf(results)); len(more) > 0 {
+		notef(w, "%d more %s with new errors not shown: %s; check them by name",
+			len(more), plural(len(more), "file"), dedup.FileList(more))
+	}
+}
+
+// reportsOf returns the reports of results.
+func reportsOf(results []fileResult) []messages.FileReport {
+	out := make([]messages.FileReport, len(results))
+	for i, r := range results {
+		out[i] = r.report
+	}
+	return out
+}
+
+// plural is noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 // notef writes one "agentlsp: ..." line on w, servers' text and file
@@ -290,6 +317,10 @@ func checkStatus(results []fileResult) error {
 // checkJSON is check's --json document.
 type checkJSON struct {
 	Files []fileJSON `json:"files"`
+	// MoreFiles counts the other files with new errors left out past the
+	// 5 shown, and MoreFilePaths names them.
+	MoreFiles     int      `json:"moreFiles"`
+	MoreFilePaths []string `json:"moreFilePaths,omitempty"`
 }
 
 // fileJSON is one file in checkJSON. Status is a diagnostics status
@@ -323,7 +354,8 @@ type diagnosticJSON struct {
 
 // printCheckJSON prints the results as one indented JSON document.
 func printCheckJSON(w io.Writer, ed *agentlsp.Editor, results []fileResult) error {
-	doc := checkJSON{Files: make([]fileJSON, 0, len(results))}
+	doc := checkJSON{Files: make([]fileJSON, 0, len(results)), MoreFilePaths: ed.MoreFiles(reportsOf(results))}
+	doc.MoreFiles = len(doc.MoreFilePaths)
 	for _, r := range results {
 		doc.Files = append(doc.Files, fileEntry(ed, r))
 	}

@@ -101,7 +101,8 @@ func TestCheckGoplsJSON(t *testing.T) {
       "more": 0,
       "detail": "file does not exist: missing.go"
     }
-  ]
+  ],
+  "moreFiles": 0
 }
 `
 	if stdout != want {
@@ -296,6 +297,23 @@ func TestCheckBrokenServer(t *testing.T) {
 	}
 	if stdout != "" {
 		t.Errorf("stdout %q, want nothing", stdout)
+	}
+}
+
+// TestCheckServerThatExitsAtStartSaysWhy: a server that exits at once,
+// saying why on stdout rather than stderr (TypeScript 5's tsc started as
+// tsgo with --lsp), is reported with what it said. Before, the reason
+// was "exit status 1" alone.
+func TestCheckServerThatExitsAtStartSaysWhy(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "a.fk", "ERROR: never seen\n")
+	script := `echo "error TS5023: Unknown compiler option '--lsp'."; exit 1`
+	cfg := serverConfig(t, ws, map[string]any{"command": "sh", "args": []string{"-c", script}})
+	args := []string{"check", "--workspace", ws, "--config", cfg, "--timeout", "10s", "a.fk"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFailure, stdout, stderr)
+	if want := "stdout: error TS5023: Unknown compiler option '--lsp'."; !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("stdout %q, stderr %q, want nothing on stdout and the server's words on stderr: %s", stdout, stderr, want)
 	}
 }
 
