@@ -130,6 +130,27 @@ func readText(abs, given string, lease bool) (string, Stamp, Lease, error) {
 	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime()}, held, nil
 }
 
+// ReadRegular reads a regular file of at most MaxFileSize bytes: not a
+// named pipe, which opening to read could block for ever, nor a device.
+// For files read without a person naming them (a walk of the workspace).
+func ReadRegular(abs string) ([]byte, error) {
+	f, err := openRead(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, notRegular(abs, fi.Mode())
+	case fi.Size() > MaxFileSize:
+		return nil, fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, abs, fi.Size(), MaxFileSize)
+	}
+	return readAll(f, fi.Size())
+}
+
 // readAll reads f to its end in one buffer of the size it had (size, from
 // its stat; io.ReadAll starts at 512 bytes and doubles), growing it if the
 // file grew meanwhile, and fails with messages.ErrFileTooLarge past

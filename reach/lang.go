@@ -3,11 +3,12 @@ package reach
 import (
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // goLang: a package is a directory; a change reaches its own package and
@@ -51,7 +52,7 @@ func (goLang) edges(_ func(string) string, _ string, imports []string) []string 
 
 // goModule is the module path of root's go.mod ("" when none).
 func goModule(root string) string {
-	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	b, err := paths.ReadRegular(filepath.Join(root, "go.mod"))
 	if err != nil {
 		return ""
 	}

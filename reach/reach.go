@@ -255,7 +255,7 @@ func (ix *Index) imports(p string, lang language) []string {
 	if e != nil && e.stamp.SameFile(stamp) {
 		return e.imports
 	}
-	b, err := os.ReadFile(p)
+	b, err := paths.ReadRegular(p) // a named pipe would block the walk for ever
 	if err != nil {
 		return nil
 	}
