@@ -75,7 +75,10 @@ func pyright() *Server {
 		OpenImporters: 5,
 		// It answers references before it has found the workspace's source
 		// files, and logs this once it has.
-		ReadyLog:    `^(Found \d+ source files?|No source files found)`,
+		ReadyLog: `^(Found \d+ source files?|No source files found)`,
+		// An unparsable pyproject.toml or pyrightconfig.json is logged so;
+		// pyright then checks with its defaults, not the project's settings.
+		LoadError:   `^Config file ".*" could not be (parsed|read)`,
 		InstallHint: installHint("pyright"),
 	}
 }

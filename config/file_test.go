@@ -86,7 +86,7 @@ func parseAndMerge(in string) error {
 }
 
 const knownFields = "address, args, checkOnSave, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
-	"filenames, idleTimeout, indexWait, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
+	"filenames, idleTimeout, indexWait, initializationOptions, installHint, loadError, loadStart, maxInFlight, maxMessageSize, maxRestarts, " +
 	"openChanged, openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
 
@@ -111,6 +111,10 @@ func TestValidationErrors(t *testing.T) {
 		{gopls(`"maxRestarts": 1.5`), `agentlsp.json: servers.gopls.maxRestarts: want an integer, got 1.5`},
 		{gopls(`"readyLog": "^(Found"`), "agentlsp.json: servers.gopls.readyLog: readyLog is not a regular expression: " +
 			"error parsing regexp: missing closing ): `^(Found`"},
+		{gopls(`"loadError": "(failed"`), "agentlsp.json: servers.gopls.loadError: loadError is not a regular expression: " +
+			"error parsing regexp: missing closing ): `(failed`"},
+		{gopls(`"loadStart": "[Loading"`), "agentlsp.json: servers.gopls.loadStart: loadStart is not a regular expression: " +
+			"error parsing regexp: missing closing ]: `[Loading`"},
 		{gopls(`"command": ""`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": null`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": " \t"`), `agentlsp.json: servers.gopls.command: empty command`},

@@ -37,6 +37,16 @@ const (
 	MaxOpenTargets = 256
 )
 
+// The default LoadError and LoadStart: what rust-analyzer says ("Failed to
+// discover workspace", "Failed to load workspaces", after its "Fetching"
+// progress) and gopls's progress while its workspace does not load ("Error
+// loading workspace"; its logs, which begin with a timestamp, are not
+// matched); "Loading ..." begins pyright's load of its configuration.
+const (
+	DefaultLoadError = `(?i)^(failed to (load|discover)|errors? loading|(could|can)not load|unable to load) (the )?(workspaces?|projects?)\b`
+	DefaultLoadStart = `^(Fetching|Loading)\b`
+)
+
 // Transport kinds.
 const (
 	TransportStdio = "stdio"
@@ -149,6 +159,25 @@ type Server struct {
 	// references before it had found its source files ("Found N source
 	// files"), naming a function's declaration alone. "": none wait.
 	ReadyLog string `json:"readyLog,omitempty"`
+	// LoadError is a regular expression (Go syntax) matching what the
+	// server says when it could not load the project: an error or warning
+	// it shows or logs (window/showMessage, window/logMessage), or the
+	// title of a work-done progress it holds while the failure lasts
+	// (gopls's "Error loading workspace"). The files of that server and
+	// root are then answered project_error with the server's message,
+	// never fresh: rust-analyzer outside a Cargo project, or gopls with a
+	// broken go.mod, type-checked nothing and published nothing, and the
+	// answer said fresh and clean. A failure said by a progress lasts
+	// until that progress ends; one said by a message, until the server
+	// says something LoadStart matches, or restarts. "" (default):
+	// DefaultLoadError.
+	LoadError string `json:"loadError,omitempty"`
+	// LoadStart is a regular expression (Go syntax) matching a message of
+	// any type the server shows or logs, or the title of a work-done
+	// progress it begins, when it begins a new load of the project: a
+	// failure said by a message before is over (a new one comes if this
+	// load fails too). "" (default): DefaultLoadStart.
+	LoadStart string `json:"loadStart,omitempty"`
 	// OpenForWorkspace: the server answers a workspace request (a symbol
 	// search) only about projects it has loaded, and loads one when one of
 	// its files is open; the router then opens one of its files under the

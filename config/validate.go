@@ -67,6 +67,14 @@ func checkField(s *Server, name string, v reflect.Value) string {
 		if _, err := regexp.Compile(s.ReadyLog); err != nil {
 			return fmt.Sprintf("readyLog is not a regular expression: %v", err)
 		}
+	case "loadError":
+		if _, err := regexp.Compile(s.LoadError); err != nil {
+			return fmt.Sprintf("loadError is not a regular expression: %v", err)
+		}
+	case "loadStart":
+		if _, err := regexp.Compile(s.LoadStart); err != nil {
+			return fmt.Sprintf("loadStart is not a regular expression: %v", err)
+		}
 	case "openImporters":
 		if s.OpenImporters > MaxOpenTargets {
 			return fmt.Sprintf("openImporters %d is more than %d", s.OpenImporters, MaxOpenTargets)

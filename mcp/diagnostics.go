@@ -49,7 +49,8 @@ type DiagnosticsOutput struct {
 }
 
 // FileDiagnostics is the diagnostics of one file. Status is fresh, stale,
-// timeout, not_ready, no_server (no server serves the file) or
+// timeout, not_ready, project_error (its server could not load the project:
+// a broken go.mod, no Cargo.toml), no_server (no server serves the file) or
 // server_broken (its server is not installed or cannot start); Detail says
 // why when it is not fresh. More counts the diagnostics beyond the cap.
 type FileDiagnostics struct {
@@ -93,7 +94,9 @@ func diagnosticsTool() *sdk.Tool {
 			"from disk, waits for fresh diagnostics and reports every current error (compiler and type errors, " +
 			"undefined names, ...) as <diagnostics file=... status=...> blocks with [line:column] positions. " +
 			"status=\"fresh\" means the diagnostics describe the files as they are now; any other status " +
-			"(stale, timeout, not_ready, no_server, server_broken) comes with a note saying why. " +
+			"(stale, timeout, not_ready, project_error, no_server, server_broken) comes with a note saying why; " +
+			"project_error quotes the language server's message about the project it could not load (a broken " +
+			"go.mod or Cargo.toml, no Cargo.toml): fix the project, then check again. " +
 			"Files not named that have new errors follow: first those only the named files' changes could have " +
 			"broken, then those other changes could have (another agent's, or yours to files not named), each " +
 			"with a note naming them; at most 5, then a line naming the other files with new errors left out.",

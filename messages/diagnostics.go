@@ -120,6 +120,17 @@ type PullsOffered struct {
 	Pulls    bool
 }
 
+// ProjectLoad tells a server actor's observers that its server said it
+// could not load its project, or that it no longer says so: Failure is the
+// server's own message, "" once the server began a new load of the
+// project, ended the work that reported the failure, or restarted
+// (config.Server LoadError and LoadStart). Sent only when Failure changes.
+type ProjectLoad struct {
+	ServerID string
+	Root     string
+	Failure  string
+}
+
 // Progress reports a server's work-done progress ($/progress): Active is
 // true between begin and end of at least one token.
 type Progress struct {

@@ -16,6 +16,13 @@ const (
 	StatusTimeout Status = "timeout"
 	// StatusNotReady: a server is still starting or indexing.
 	StatusNotReady Status = "not_ready"
+	// StatusProjectError: a server runs but said it could not load the
+	// project the file belongs to (a broken go.mod or Cargo.toml, no
+	// Cargo.toml at all, an unparsable pyproject.toml): what it reports
+	// may not describe the file, which it may never have checked. The
+	// detail quotes the server's message; it holds until the server says
+	// it loaded the project again, or restarts.
+	StatusProjectError Status = "project_error"
 	// StatusNoServer: no server handles the file.
 	StatusNoServer Status = "no_server"
 	// StatusServerBroken: a server that handles the file is broken.
@@ -33,12 +40,14 @@ func (s Status) Rank() int {
 		return 2
 	case StatusNotReady:
 		return 3
-	case StatusNoServer:
+	case StatusProjectError:
 		return 4
-	case StatusServerBroken:
+	case StatusNoServer:
 		return 5
+	case StatusServerBroken:
+		return 6
 	}
-	return 6
+	return 7
 }
 
 // EditStarted tells the diagnostics actor that a session is about to

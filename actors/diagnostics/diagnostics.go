@@ -84,6 +84,10 @@ type serverView struct {
 	broken   bool
 	indexing bool
 	err      error
+	// loadFailure is what the server said when it could not load its
+	// project (messages.ProjectLoad), "" when it did not or no longer
+	// does: its files are answered project_error, never fresh.
+	loadFailure string
 	// crash is why the server last crashed, kept through its restart
 	// until it publishes again (nil: it has not crashed since).
 	crash error
@@ -190,6 +194,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.onState(ctx, m)
 	case *messages.Progress:
 		a.onProgress(ctx, m)
+	case *messages.ProjectLoad:
+		a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root}).loadFailure = m.Failure
 	case *messages.EditStarted:
 		a.onEditStarted(ctx, m)
 	case *messages.AwaitEdit:
@@ -259,6 +265,9 @@ func (a *diagnosticsActor) onState(ctx actor.Context, m *messages.StateChanged) 
 	}
 	if m.State != messages.StateRunning {
 		v.indexing = false
+	}
+	if m.State == messages.StateStarting {
+		v.loadFailure = "" // a new process loads its project again
 	}
 	if m.Broken {
 		// Edits waiting on a broken server will get nothing more from it.

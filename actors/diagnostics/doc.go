@@ -8,8 +8,9 @@
 // sends each subscribed session batches of what is new to it,
 // deduplicated across turns.
 //
-// Messages it takes: PublishedDiagnostics, StateChanged and Progress from
-// the servers; EditStarted, EditAborted and AwaitEdit (answered with
+// Messages it takes: PublishedDiagnostics, StateChanged, Progress and
+// ProjectLoad (answers about a server that could not load its project are
+// project_error) from the servers; EditStarted, EditAborted and AwaitEdit (answered with
 // EditResult); Subscribe, Unsubscribe and BatchAck (batches are sent to
 // the subscriber, one at a time); GetDiagnostics (answered with
 // DiagnosticsSnapshot). It starts no goroutine; its timers (settle,

@@ -153,6 +153,10 @@ func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut str
 		return messages.StatusServerBroken, errText(err)
 	case w.Err != nil:
 		return messages.StatusServerBroken, w.Err.Error()
+	case v.loadFailure != "":
+		// Whatever it published, or did not: it may never have checked
+		// the file.
+		return messages.StatusProjectError, loadText(v.loadFailure)
 	case w.Done && timedOut != "" && a.diagnosing(w):
 		// The version's diagnostics are in, but the server never said its
 		// diagnosis was done: other changes kept it diagnosing (agents
@@ -194,6 +198,12 @@ func (a *diagnosticsActor) busy(e *edits.Edit, w *edits.Wait) string {
 		return ""
 	}
 	return "; the server is busy: " + strings.Join(parts, "; ")
+}
+
+// loadText is the detail of an answer whose server could not load its
+// project: the server's own message, for the user to fix the project.
+func loadText(failure string) string {
+	return "the server could not load the project: " + failure
 }
 
 func errText(err error) string {
@@ -242,6 +252,8 @@ func (a *diagnosticsActor) status(uri string, sameText bool) (messages.Status, s
 		switch {
 		case v.broken:
 			status, detail = messages.StatusServerBroken, k.ServerID+": "+errText(v.err)
+		case v.loadFailure != "" && status.Rank() < messages.StatusProjectError.Rank():
+			status, detail = messages.StatusProjectError, k.ServerID+": "+loadText(v.loadFailure)
 		case v.indexing && status.Rank() < messages.StatusNotReady.Rank():
 			status, detail = messages.StatusNotReady, k.ServerID+": "+cmp.Or(v.work, "indexing")
 		case status != messages.StatusFresh:

@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -124,5 +125,27 @@ func TestHeldRequestTimesOutAtItsDeadline(t *testing.T) {
 	}
 	if st := h.Status(pid); st.Incarnation != 1 || st.PID != 0 {
 		t.Errorf("answered with incarnation %d running (pid %d), want before the restart", st.Incarnation, st.PID)
+	}
+}
+
+// TestTimeoutAfterACrashSaysWhy: a server that dies at start, whose next
+// try comes after a request's deadline, answered "the server was not
+// running in time" and nothing of why (with a startupTimeout shorter than
+// the restarts take to make it broken). The timeout carries the last
+// failure: its exit status and last stderr lines.
+func TestTimeoutAfterACrashSaysWhy(t *testing.T) {
+	h := actortest.New(t)
+	srv, _ := actortest.FakeServer(t, "--exit-on", "initialize", "--stderr", "fake: no toolchain")
+	pid := h.Spawn(srv, t.TempDir(), func(c *server.Config) {
+		c.Policy.BackoffBase, c.Policy.BackoffMax = 20*time.Second, 20*time.Second
+	})
+	h.AwaitState(messages.StateError, 1, 30*time.Second)
+	resp := h.Request(pid, "textDocument/hover", map[string]any{}, 500*time.Millisecond)
+	var se *messages.ServerError
+	if !errors.As(resp.Err, &se) || !errors.Is(resp.Err, messages.ErrRequestTimeout) && !errors.Is(resp.Err, messages.ErrStartupTimeout) {
+		t.Fatalf("request while the server waits to restart = %v, want a timeout", resp.Err)
+	}
+	if !strings.Contains(se.Cause, "its last failure: ") || !slices.Contains(se.Stderr, "fake: no toolchain") {
+		t.Errorf("timeout = %v (stderr %q), want the last failure and its stderr", resp.Err, se.Stderr)
 	}
 }

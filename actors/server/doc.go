@@ -21,8 +21,9 @@
 // CloseDocument (answered with DocumentSynced), FilesChanged (forwarded as
 // workspace/didChangeWatchedFiles to the globs the server registered),
 // GetServerStatus, StopServer. It tells its observers StateChanged,
-// PublishedDiagnostics (pushes and pull results) and Progress, and its
-// parent ServerIdle.
+// PublishedDiagnostics (pushes and pull results), Progress and
+// ProjectLoad (the server says it could not load its project, or no longer
+// does: load.go), and its parent ServerIdle.
 //
 // Goroutines: an incarnation's goroutine (spawn, handshake, then a wait
 // for the process to end) and a graceful shutdown's, both run by the

@@ -39,8 +39,9 @@ func (a *serverActor) onEvent(ctx actor.Context, m *incEvent) {
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(m.params, &p) == nil {
-			a.cfg.Logger.Debug("server message", "server", a.cfg.Server.ID, "type", p.Type, "message", p.Message)
+			a.cfg.Logger.Debug("server message", "server", a.cfg.Server.ID, "method", m.method, "type", p.Type, "message", p.Message)
 			a.onServerLog(ctx, p.Message)
+			a.onLoadMessage(ctx, p.Type, p.Message)
 		}
 	}
 }
@@ -84,7 +85,11 @@ func (a *serverActor) onProgress(ctx actor.Context, params json.RawMessage) {
 		return
 	}
 	token := tokenText(p.Token)
-	a.cfg.Logger.Debug("progress", "server", a.cfg.Server.ID, "token", token, "kind", p.Value.Kind, "title", p.Value.Title)
+	a.cfg.Logger.Debug("progress", "server", a.cfg.Server.ID, "token", token, "kind", p.Value.Kind,
+		"title", p.Value.Title, "message", p.Value.Message)
+	if a.loadProgress(ctx, token, p.Value.Kind, p.Value.Title, p.Value.Message) {
+		return // a failure to load the project, reported as work: no work on the files
+	}
 	diagnosing := a.progress[token] == workDiagnosis
 	switch p.Value.Kind {
 	case "begin":

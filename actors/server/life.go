@@ -43,6 +43,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	a.resetCheck(false)                                          // savecheck.go
 	a.afterIndex = nil                                           // their calls were drained and wait for this start
 	a.notReady, a.readySeen = false, false                       // ready.go; afterReady's calls wait for this start's line
+	a.resetLoad(ctx)                                             // load.go
 	a.setState(ctx, messages.StateStarting, nil)
 
 	srv, lim := a.cfg.Server, a.lim

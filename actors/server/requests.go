@@ -219,7 +219,25 @@ func (a *serverActor) onCallExpired(ctx actor.Context, m *callExpired) {
 	if a.state == messages.StateStarting {
 		kind = messages.ErrStartupTimeout
 	}
-	a.finish(ctx, m.id, nil, a.serverError(kind, errors.New("the server was not running in time"), nil))
+	a.finish(ctx, m.id, nil, a.notRunningInTime(kind))
+}
+
+// notRunningInTime is the error of a call whose time ran out before the
+// server ran, with the server's last failure since it last ran (exit
+// status and last stderr lines), when it crashed or failed to start
+// meanwhile: a server that crashes at start, with a startupTimeout shorter
+// than its restarts take to be called broken, answered "not running in
+// time" and nothing of why.
+func (a *serverActor) notRunningInTime(kind error) *messages.ServerError {
+	cause := "the server was not running in time"
+	var last *messages.ServerError
+	if !errors.As(a.lastErr, &last) {
+		return a.serverError(kind, errors.New(cause), nil)
+	}
+	if last.Cause != "" {
+		cause += "; its last failure: " + last.Cause
+	}
+	return a.serverError(kind, errors.New(cause), last.Stderr)
 }
 
 // onCancel abandons a call: a sent one is cancelled on the wire (the

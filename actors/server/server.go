@@ -72,8 +72,9 @@ func NewProps(cfg Config) *actor.Props {
 	}
 	st := &durable{docs: docs.New(), budget: supervisor.NewBudget(cfg.Policy)}
 	readyLog := compileReadyLog(cfg.Server.ReadyLog, cfg.Logger, cfg.Server.ID)
+	load := newLoadWatch(cfg.Server, cfg.Logger)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog}
+		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog, load: load}
 	}, cfg.Dispatcher.Options()...)
 }
 
@@ -150,6 +151,8 @@ type serverActor struct {
 	notReady   bool
 	readySeen  bool
 	afterReady []uint64
+	// load is what the server said of its project's load (load.go).
+	load loadWatch
 }
 
 // Receive dispatches one message; it never blocks.

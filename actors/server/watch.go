@@ -2,6 +2,7 @@ package server
 
 import (
 	"path/filepath"
+	"slices"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -37,7 +38,7 @@ func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 	var changes []map[string]any
 	unheard, relevant := false, false
 	for _, c := range m.Changes {
-		watched := a.watching(c)
+		watched := a.watching(c) || a.projectFileOfFailedLoad(c)
 		source := a.cfg.Server.IsSource(c.Path) && paths.Within(a.cfg.Root, c.Path)
 		switch {
 		case watched && !a.syncedAsText(c):
@@ -59,6 +60,17 @@ func (a *serverActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 	if len(changes) > 0 {
 		a.notify(ctx, didChangeWatchedFiles, map[string]any{"changes": changes})
 	}
+}
+
+// projectFileOfFailedLoad reports whether c is a change of one of the
+// server's project files (its root markers: Cargo.toml, go.mod, ...) under
+// its root while the server says it could not load its project (load.go):
+// the server hears of it whether or not it registered to. rust-analyzer
+// registers its watchers once a workspace loaded, so a broken Cargo.toml
+// fixed on disk went unheard, and its files stayed project_error.
+func (a *serverActor) projectFileOfFailedLoad(c messages.FileChange) bool {
+	return a.load.told != "" && !c.Dir && paths.Within(a.cfg.Root, c.Path) &&
+		slices.Contains(a.cfg.Server.RootMarkers, filepath.Base(c.Path))
 }
 
 // syncedAsText reports whether c is a change or creation of a source file

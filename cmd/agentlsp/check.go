@@ -324,7 +324,7 @@ type checkJSON struct {
 }
 
 // fileJSON is one file in checkJSON. Status is a diagnostics status
-// (fresh, timeout, ...) or, for a file that could not be checked, no_server,
+// (fresh, timeout, project_error, ...) or, for a file that could not be checked, no_server,
 // server_broken or error, with the reason in Detail.
 type fileJSON struct {
 	Path        string           `json:"path"`

@@ -422,3 +422,37 @@ func TestCheckEscapesControlCharacters(t *testing.T) {
 		t.Errorf("--json files = %+v, want a.fk's diagnostic with the message %q", doc.Files, msg)
 	}
 }
+
+// TestCheckProjectThatDoesNotLoad: the tester's reproductions. A Rust file
+// outside any Cargo project (rust-analyzer: "Failed to discover
+// workspace") and a Go file of a module whose go.mod is broken (gopls: an
+// "Error loading workspace" progress, and only a warning on the file) were
+// reported clean, exit 0, with nothing printed: check exits 3 and says why,
+// in the server's words.
+func TestCheckProjectThatDoesNotLoad(t *testing.T) {
+	for _, tc := range []struct {
+		server, file, text, project, projectText, said string
+	}{
+		{"rust-analyzer", "sub/e.rs", "fn main() { let x: i32 = \"s\"; }\n", "", "",
+			"sub/e.rs: project_error: rust-analyzer: the server could not load the project: Failed to discover workspace."},
+		{"rust-analyzer", "sub/e.rs", "fn main() { let x: i32 = \"s\"; }\n", "Cargo.toml", "[package\nname=\n",
+			"sub/e.rs: project_error: rust-analyzer: the server could not load the project: Failed to load workspaces."},
+		{"gopls", "m.go", "package main\n\nfunc main() { var x int = \"s\"; _ = x }\n", "go.mod", "module example.com/m\n\ngo 1.21\nrequire (\n",
+			"m.go: project_error: gopls: the server could not load the project: Error loading workspace: "},
+	} {
+		t.Run(tc.server+" "+tc.project, func(t *testing.T) {
+			testenv.ServerBinary(t, tc.server)
+			ws := t.TempDir()
+			writeFile(t, ws, tc.file, tc.text)
+			if tc.project != "" {
+				writeFile(t, ws, tc.project, tc.projectText)
+			}
+			args := []string{"check", "--workspace", ws, "--timeout", "60s", tc.file}
+			stdout, stderr, code := cli(t, args...)
+			wantExit(t, args, code, exitFailure, stdout, stderr)
+			if !strings.Contains(stderr, "agentlsp: "+tc.said) {
+				t.Errorf("agentlsp check: stderr\n%s\nwant a line beginning %q", stderr, "agentlsp: "+tc.said)
+			}
+		})
+	}
+}

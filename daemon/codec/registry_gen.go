@@ -57,6 +57,7 @@ var messageTypes = []reflect.Type{
 	reflect.TypeFor[messages.PathError](),
 	reflect.TypeFor[messages.Position](),
 	reflect.TypeFor[messages.Progress](),
+	reflect.TypeFor[messages.ProjectLoad](),
 	reflect.TypeFor[messages.PublishedDiagnostics](),
 	reflect.TypeFor[messages.Pulled](),
 	reflect.TypeFor[messages.PullsOffered](),

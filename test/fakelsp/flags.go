@@ -59,6 +59,8 @@ type config struct {
 	readyAfter      time.Duration
 	listen          string
 	tempFile        string
+	loadFile        string
+	loadProgress    bool
 }
 
 // parseFlags parses args into a config. Usage and errors go to stderr.
@@ -122,6 +124,8 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.DurationVar(&c.checkOnSave, "check-on-save", 0, "after initialized and on each didSave, run a check of the files on disk lasting this `duration`, as rust-analyzer runs cargo check: a \""+checkTitle+"\" work done progress whose end comes after a push for each file with a \""+checkMarker+"\" line (a marker no pull and no other push reports), then workspace/diagnostic/refresh")
 	fs.BoolVar(&c.checkStaleLast, "check-stale-last", false, "with --check-on-save, push a file with several findings three times, its first finding, all, then its first alone again, as rust-analyzer once did under load")
 	fs.StringVar(&c.tempFile, "temp-file", "", "at start write `NAME` in the temporary directory (TMPDIR) and log \"fakelsp: temp file PATH\", as servers leave files there")
+	fs.StringVar(&c.loadFile, "load-file", "", "load the project file `NAME` in the working directory after initialized and when a didChangeWatchedFiles names it, logging \"Loading NAME\"; one missing or holding \"broken\" fails to load: an error window/showMessage \"Failed to load workspace: ...\", as rust-analyzer says of a broken Cargo.toml")
+	fs.BoolVar(&c.loadProgress, "load-progress", false, "with --load-file, say a failure as a work done progress \""+loadErrorTitle+"\" held until a load works, as gopls does")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }
 

@@ -109,6 +109,8 @@ func (s *server) handleNotification(m *message) (code int, done bool) {
 		s.didSave(m.Params)
 	case "$/cancelRequest":
 		s.cancel(m.Params)
+	case "workspace/didChangeWatchedFiles":
+		s.didChangeWatchedFiles(m.Params)
 	}
 	return 0, false
 }

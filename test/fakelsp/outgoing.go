@@ -35,6 +35,9 @@ func (s *server) afterInitialized() {
 			s.notify("window/logMessage", map[string]any{"type": 3, "message": readyLine})
 		})
 	}
+	if s.cfg.loadFile != "" {
+		s.loadProject()
+	}
 	if s.cfg.checkOnSave > 0 {
 		s.startCheck()
 	}

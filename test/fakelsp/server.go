@@ -110,6 +110,8 @@ type server struct {
 	// found the marker in.
 	checks  int
 	checked map[string]bool
+	// loadFailing: --load-progress's failure work is in progress.
+	loadFailing bool
 	// working: the --progress work has not ended (set at initialized,
 	// cleared by the scheduler at its end).
 	working atomic.Bool
