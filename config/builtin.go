@@ -75,7 +75,12 @@ func pyright() *Server {
 		OpenImporters: 5,
 		// It answers references before it has found the workspace's source
 		// files, and logs this once it has.
-		ReadyLog:    `^(Found \d+ source files?|No source files found)`,
+		ReadyLog: `^(Found \d+ source files?|No source files found)`,
+		// The language server reads its configuration from the root's
+		// pyrightconfig.json, else its pyproject.toml, and takes a change
+		// only of the file it read, some 250 ms later, in its own time: a
+		// change restarts it.
+		ConfigFiles: []string{"pyproject.toml", "pyrightconfig.json"},
 		InstallHint: installHint("pyright"),
 	}
 }

@@ -85,7 +85,7 @@ func parseAndMerge(in string) error {
 	return err
 }
 
-const knownFields = "address, args, checkOnSave, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
+const knownFields = "address, args, checkOnSave, command, configFiles, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, indexWait, initializationOptions, installHint, maxInFlight, maxMessageSize, maxRestarts, " +
 	"openChanged, openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
@@ -111,6 +111,11 @@ func TestValidationErrors(t *testing.T) {
 		{gopls(`"maxRestarts": 1.5`), `agentlsp.json: servers.gopls.maxRestarts: want an integer, got 1.5`},
 		{gopls(`"readyLog": "^(Found"`), "agentlsp.json: servers.gopls.readyLog: readyLog is not a regular expression: " +
 			"error parsing regexp: missing closing ): `^(Found`"},
+		{gopls(`"configFiles": ["../go.work"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "../go.work" ` +
+			`(want a path relative to the project root, with slashes)`},
+		{gopls(`"configFiles": ["/go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "/go.mod" ` +
+			`(want a path relative to the project root, with slashes)`},
+		{gopls(`"configFiles": ["[go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "[go.mod": syntax error in pattern`},
 		{gopls(`"command": ""`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": null`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": " \t"`), `agentlsp.json: servers.gopls.command: empty command`},

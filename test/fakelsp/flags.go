@@ -59,6 +59,8 @@ type config struct {
 	readyAfter      time.Duration
 	listen          string
 	tempFile        string
+	configFile      string
+	configText      string // what --config-file held at start
 }
 
 // parseFlags parses args into a config. Usage and errors go to stderr.
@@ -122,6 +124,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.DurationVar(&c.checkOnSave, "check-on-save", 0, "after initialized and on each didSave, run a check of the files on disk lasting this `duration`, as rust-analyzer runs cargo check: a \""+checkTitle+"\" work done progress whose end comes after a push for each file with a \""+checkMarker+"\" line (a marker no pull and no other push reports), then workspace/diagnostic/refresh")
 	fs.BoolVar(&c.checkStaleLast, "check-stale-last", false, "with --check-on-save, push a file with several findings three times, its first finding, all, then its first alone again, as rust-analyzer once did under load")
 	fs.StringVar(&c.tempFile, "temp-file", "", "at start write `NAME` in the temporary directory (TMPDIR) and log \"fakelsp: temp file PATH\", as servers leave files there")
+	fs.StringVar(&c.configFile, "config-file", "", "at start read `FILE` (relative to the working directory), once, as pyright reads its pyrightconfig.json: while it holds text, every document's diagnostics (pushed or pulled) begin with the error \"config: TEXT\" on line 0 (code CFG, source fake-config); a later change of the file is never read")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }
 
@@ -138,6 +141,13 @@ func (c *config) finish(syncMode, responses string) error {
 	}
 	if c.listen != "" && !strings.HasPrefix(c.listen, "tcp:") && !strings.HasPrefix(c.listen, "unix:") {
 		return fmt.Errorf("%w: --listen %q: want tcp:HOST:PORT or unix:PATH", errUsage, c.listen)
+	}
+	if c.configFile != "" {
+		text, err := os.ReadFile(c.configFile)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: --config-file: %v", errUsage, err)
+		}
+		c.configText = strings.TrimSpace(string(text))
 	}
 	if responses == "" {
 		return nil
