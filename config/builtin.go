@@ -78,7 +78,12 @@ func pyright() *Server {
 		ReadyLog: `^(Found \d+ source files?|No source files found)`,
 		// An unparsable pyproject.toml or pyrightconfig.json is logged so;
 		// pyright then checks with its defaults, not the project's settings.
-		LoadError:   `^Config file ".*" could not be (parsed|read)`,
+		LoadError: `^Config file ".*" could not be (parsed|read)`,
+		// The language server reads its configuration from the root's
+		// pyrightconfig.json, else its pyproject.toml, and takes a change
+		// only of the file it read, some 250 ms later, in its own time: a
+		// change restarts it.
+		ConfigFiles: []string{"pyproject.toml", "pyrightconfig.json"},
 		InstallHint: installHint("pyright"),
 	}
 }

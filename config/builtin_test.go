@@ -74,6 +74,7 @@ func TestBuiltinsDetails(t *testing.T) {
 		{"gopls.Filenames", b["gopls"].Filenames, map[string]string{"go.mod": "go.mod", "go.work": "go.work"}},
 		{"pyright.RootMarkers", b["pyright"].RootMarkers,
 			[]string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"}},
+		{"pyright.ConfigFiles", b["pyright"].ConfigFiles, []string{"pyproject.toml", "pyrightconfig.json"}},
 		{"typescript-language-server.Extensions", slices.Sorted(maps.Keys(b["typescript-language-server"].Extensions)),
 			[]string{".cjs", ".cts", ".js", ".jsx", ".mjs", ".mts", ".ts", ".tsx"}},
 		{"typescript-language-server.RootMarkers", b["typescript-language-server"].RootMarkers,

@@ -85,7 +85,7 @@ func parseAndMerge(in string) error {
 	return err
 }
 
-const knownFields = "address, args, checkOnSave, command, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
+const knownFields = "address, args, checkOnSave, command, configFiles, diagnosticsPull, diagnosticsTimeout, disabled, env, excludeMarkers, extensions, " +
 	"filenames, idleTimeout, indexWait, initializationOptions, installHint, loadError, loadStart, maxInFlight, maxMessageSize, maxRestarts, " +
 	"openChanged, openForWorkspace, openImporters, openTargets, readyLog, requestTimeout, restartOnCrash, root, rootMarkerPriority, rootMarkers, settings, shutdownTimeout, " +
 	"startupTimeout, transport"
@@ -115,6 +115,11 @@ func TestValidationErrors(t *testing.T) {
 			"error parsing regexp: missing closing ): `(failed`"},
 		{gopls(`"loadStart": "[Loading"`), "agentlsp.json: servers.gopls.loadStart: loadStart is not a regular expression: " +
 			"error parsing regexp: missing closing ]: `[Loading`"},
+		{gopls(`"configFiles": ["../go.work"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "../go.work" ` +
+			`(want a path relative to the project root, with slashes)`},
+		{gopls(`"configFiles": ["/go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "/go.mod" ` +
+			`(want a path relative to the project root, with slashes)`},
+		{gopls(`"configFiles": ["[go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "[go.mod": syntax error in pattern`},
 		{gopls(`"command": ""`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": null`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": " \t"`), `agentlsp.json: servers.gopls.command: empty command`},

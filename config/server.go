@@ -184,6 +184,16 @@ type Server struct {
 	// root first when none is open. typescript-language-server answers "No
 	// Project" otherwise.
 	OpenForWorkspace bool `json:"openForWorkspace,omitempty"`
+	// ConfigFiles are the files that configure the server, as path.Match
+	// patterns of slash-separated paths relative to its project root
+	// ("pyproject.toml", "*/tsconfig.json"). A change on disk to one of
+	// them (written, created, deleted) restarts the server, a planned
+	// restart that spends none of its crash budget: it re-opens every
+	// document, and no diagnostics of the process before count as fresh
+	// after it. pyright reloads pyproject.toml some 250 ms after the
+	// change, and never takes a pyrightconfig.json created beside it:
+	// answers described the old settings, fresh. nil: none.
+	ConfigFiles []string `json:"configFiles,omitempty"`
 	// RestartOnCrash: nil or true restarts a crashed server; false marks it
 	// broken at its first crash.
 	RestartOnCrash *bool `json:"restartOnCrash,omitempty"`
@@ -248,6 +258,7 @@ func (s *Server) Clone() *Server {
 	c.Args = append([]string(nil), s.Args...)
 	c.RootMarkers = append([]string(nil), s.RootMarkers...)
 	c.ExcludeMarkers = append([]string(nil), s.ExcludeMarkers...)
+	c.ConfigFiles = append([]string(nil), s.ConfigFiles...)
 	c.Extensions = cloneMap(s.Extensions)
 	c.Filenames = cloneMap(s.Filenames)
 	c.Env = cloneMap(s.Env)

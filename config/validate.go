@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -95,6 +96,8 @@ func checkField(s *Server, name string, v reflect.Value) string {
 		return checkMarkers(s.RootMarkers)
 	case "excludeMarkers":
 		return checkMarkers(s.ExcludeMarkers)
+	case "configFiles":
+		return checkConfigFiles(s.ConfigFiles)
 	case "env":
 		return checkEnv(s.Env)
 	case "root":
@@ -175,6 +178,20 @@ func checkMarkers(markers []string) string {
 		}
 		if _, err := filepath.Match(m, ""); err != nil {
 			return fmt.Sprintf("invalid marker %q: %v", m, err)
+		}
+	}
+	return ""
+}
+
+// checkConfigFiles accepts path.Match patterns of local slash-separated
+// paths ("pyproject.toml", "*/tsconfig.json").
+func checkConfigFiles(files []string) string {
+	for _, f := range files {
+		if f == "" || strings.Contains(f, `\`) || !filepath.IsLocal(filepath.FromSlash(f)) {
+			return fmt.Sprintf("invalid config file %q (want a path relative to the project root, with slashes)", f)
+		}
+		if _, err := path.Match(f, ""); err != nil {
+			return fmt.Sprintf("invalid config file %q: %v", f, err)
 		}
 	}
 	return ""

@@ -174,7 +174,7 @@ type ServerStatus struct {
 	Root          string
 	State         ServerState
 	Incarnation   int
-	Restarts      int
+	Restarts      int // after crashes
 	Broken        bool
 	LastErr       error
 	PID           int             // OS process id, 0 when none runs
@@ -186,6 +186,10 @@ type ServerStatus struct {
 	Indexing      bool
 	Timers        int // timers pending
 	StderrTail    []string
+	// Reconfigured counts the planned restarts after a change of one of
+	// the server's configuration files (config.Server.ConfigFiles); they
+	// are not among Restarts and spend no crash budget.
+	Reconfigured int
 }
 
 // Registration is one dynamic capability registration made by a server.

@@ -19,7 +19,9 @@
 // Messages it takes: Request (answered with Response), Cancel,
 // OpenDocument, ChangeDocument, TouchDocument, SaveDocument and
 // CloseDocument (answered with DocumentSynced), FilesChanged (forwarded as
-// workspace/didChangeWatchedFiles to the globs the server registered),
+// workspace/didChangeWatchedFiles to the globs the server registered; one
+// that names a configuration file of the server restarts it instead, a
+// planned restart: reconfigure.go),
 // GetServerStatus, StopServer. It tells its observers StateChanged,
 // PublishedDiagnostics (pushes and pull results), Progress and
 // ProjectLoad (the server says it could not load its project, or no longer

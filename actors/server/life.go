@@ -21,7 +21,10 @@ import (
 	"github.com/agentlsp/agentlsp/transport"
 )
 
-var errActorRestarted = errors.New("the server actor restarted after an internal error")
+var (
+	errActorRestarted = errors.New("the server actor restarted after an internal error")
+	errReconfigured   = errors.New("the server restarted to read its changed configuration")
+)
 
 // restartNow: the backoff delay after a crash has passed.
 type restartNow struct{ gen int }
@@ -194,7 +197,7 @@ func (a *serverActor) crashed(ctx actor.Context, cause error, stderr []string) {
 		"root", a.cfg.Root, "delay", d.Delay, "err", cause)
 	a.setState(ctx, messages.StateError, serr)
 	if kind == messages.ErrServerCrashed {
-		a.holdForRestart(ctx, serr)
+		a.holdForRestart(ctx, serr, true)
 	} else {
 		a.failAll(ctx, serr) // it did not start: say so now, not after every try
 	}

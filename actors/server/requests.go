@@ -312,9 +312,11 @@ func (a *serverActor) replyTook(ctx actor.Context, to *actor.PID, id uint64, res
 // holdForRestart keeps a crashed server's requests for its next
 // incarnation: navigation is read-only, so a request the crash cut off is
 // sent once more after the restart (its documents re-opened first); one
-// cut off by a second crash is answered with err. The actor's own pulls
-// are dropped: the restart pulls every open document again.
-func (a *serverActor) holdForRestart(ctx actor.Context, err error) {
+// cut off by a second crash is answered with err. A planned restart
+// (crashed false: a configuration file changed) cuts off no request for
+// good. The actor's own pulls are dropped: the restart pulls every open
+// document again.
+func (a *serverActor) holdForRestart(ctx actor.Context, err error, crashed bool) {
 	held := a.calls.Drain()
 	a.dropPulls()
 	slices.SortFunc(held, func(x, y *calls.Call) int { return cmp.Compare(x.ID, y.ID) })
@@ -323,7 +325,7 @@ func (a *serverActor) holdForRestart(ctx actor.Context, err error) {
 		if p.cancel != nil {
 			p.cancel()
 		}
-		if c.State == calls.InFlight {
+		if crashed && c.State == calls.InFlight {
 			p.crashes++
 		}
 		p.held = nil // sent again after the restart

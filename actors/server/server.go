@@ -83,7 +83,10 @@ type durable struct {
 	docs     *docs.Store
 	budget   *supervisor.Budget
 	gen      int // incarnations started
-	restarts int
+	restarts int // after crashes
+	// reconfigured counts the restarts after a change of a configuration
+	// file (reconfigure.go).
+	reconfigured int
 }
 
 // serverActor owns one language-server process (one incarnation at a
@@ -210,6 +213,10 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 	case *messages.AwaitPulled:
 		a.onAwaitPulled(ctx, m)
 	case *messages.FilesChanged:
+		if file, ok := a.configChanged(m); ok {
+			a.reconfigure(ctx, file)
+			return
+		}
 		a.onFilesChanged(ctx, m)
 	case *messages.StopServer:
 		ctx.Stop(ctx.Self())
@@ -283,7 +290,7 @@ func (a *serverActor) status() *messages.ServerStatus {
 		Incarnation: a.st.gen, Restarts: a.st.restarts, Broken: a.broken,
 		LastErr: a.lastErr, PID: a.osPID, Capabilities: append([]byte(nil), a.caps.raw...),
 		OpenDocuments: a.st.docs.Versions(), InFlight: a.calls.Len(), Sent: a.calls.InFlight(), Indexing: a.indexing(),
-		Timers: a.timers.Len(),
+		Timers: a.timers.Len(), Reconfigured: a.st.reconfigured,
 	}
 	for _, r := range a.regs {
 		s.Registrations = append(s.Registrations, r)

@@ -65,6 +65,21 @@ func computeDiagnostics(text string, utf8 bool) []diagnostic {
 	return diags
 }
 
+// diagnose is computeDiagnostics of text with the configuration's error
+// first (--config-file).
+func (s *server) diagnose(text string) []diagnostic {
+	diags := computeDiagnostics(text, s.utf8)
+	if s.cfg.configText == "" {
+		return diags
+	}
+	line := text[:lineEnd(text, 0)]
+	cfg := diagnostic{
+		Range:    lspRange{End: position{Character: columnOf(line, len(line), s.utf8)}},
+		Severity: 1, Code: "CFG", Source: "fake-config", Message: "config: " + s.cfg.configText,
+	}
+	return append([]diagnostic{cfg}, diags...)
+}
+
 // forEachLine calls f with each line of text and its number, without the
 // line terminator.
 func forEachLine(text string, f func(n int, line string)) {
@@ -107,7 +122,7 @@ func (s *server) publish(d *document, opened bool) {
 		s.push(d, floodDiagnostics(d.text, s.cfg.flood, s.utf8), 0)
 		return
 	}
-	all := computeDiagnostics(d.text, s.utf8)
+	all := s.diagnose(d.text)
 	if s.cfg.diagnosing {
 		s.publishDiagnosing(s.pushBody(d, all))
 		return
@@ -200,7 +215,7 @@ func (s *server) pullDiagnostics(r *request) {
 		s.reply(r, map[string]any{"kind": "unchanged", "resultId": id}, nil)
 		return
 	}
-	items := computeDiagnostics(d.text, s.utf8)
+	items := s.diagnose(d.text)
 	if s.cfg.emptyInWork && s.working.Load() {
 		items, id = []diagnostic{}, "loading" // as rust-analyzer answers before its workspace is loaded
 	}

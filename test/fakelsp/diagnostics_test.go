@@ -2,6 +2,8 @@ package fakelsp
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -197,6 +199,31 @@ func TestDiagnosing(t *testing.T) {
 	_ = json.Unmarshal(next().Params, &end)
 	if end.Token != "fake-diagnosis-1" || end.Value.Kind != "end" {
 		t.Errorf("third message %+v, want the diagnosis's end", end)
+	}
+	c.shutdownExit()
+}
+
+// TestConfigFileReadOnceAtStart: --config-file's text, read at start,
+// heads every document's diagnostics; a change of the file afterwards is
+// not read, as pyright never reads a pyrightconfig.json created after it
+// started.
+func TestConfigFileReadOnceAtStart(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "fake.toml")
+	if err := os.WriteFile(cfg, []byte("strict\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, "--config-file", cfg)
+	c.initialize()
+	if err := os.WriteFile(cfg, []byte("basic\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.open(1, "ok\nERROR: e")
+	want := publishParams{URI: uriA, Version: versionOf(1), Diagnostics: []diagnostic{
+		{Range: lspRange{End: position{Character: 2}}, Severity: 1, Code: "CFG", Source: "fake-config", Message: "config: strict"},
+		diag(1, 0, 8, "E1", "e"),
+	}}
+	if diff := cmp.Diff(want, c.awaitPush()); diff != "" {
+		t.Errorf("push with --config-file (-want +got):\n%s", diff)
 	}
 	c.shutdownExit()
 }

@@ -61,6 +61,8 @@ type config struct {
 	tempFile        string
 	loadFile        string
 	loadProgress    bool
+	configFile      string
+	configText      string // what --config-file held at start
 }
 
 // parseFlags parses args into a config. Usage and errors go to stderr.
@@ -126,6 +128,7 @@ func defineFlags(fs *flag.FlagSet, c *config) {
 	fs.StringVar(&c.tempFile, "temp-file", "", "at start write `NAME` in the temporary directory (TMPDIR) and log \"fakelsp: temp file PATH\", as servers leave files there")
 	fs.StringVar(&c.loadFile, "load-file", "", "load the project file `NAME` in the working directory after initialized and when a didChangeWatchedFiles names it, logging \"Loading NAME\"; one missing or holding \"broken\" fails to load: an error window/showMessage \"Failed to load workspace: ...\", as rust-analyzer says of a broken Cargo.toml")
 	fs.BoolVar(&c.loadProgress, "load-progress", false, "with --load-file, say a failure as a work done progress \""+loadErrorTitle+"\" held until a load works, as gopls does")
+	fs.StringVar(&c.configFile, "config-file", "", "at start read `FILE` (relative to the working directory), once, as pyright reads its pyrightconfig.json: while it holds text, every document's diagnostics (pushed or pulled) begin with the error \"config: TEXT\" on line 0 (code CFG, source fake-config); a later change of the file is never read")
 	fs.StringVar(&c.listen, "listen", "", "serve one connection accepted on `tcp:HOST:PORT or unix:PATH` instead of stdio")
 }
 
@@ -142,6 +145,13 @@ func (c *config) finish(syncMode, responses string) error {
 	}
 	if c.listen != "" && !strings.HasPrefix(c.listen, "tcp:") && !strings.HasPrefix(c.listen, "unix:") {
 		return fmt.Errorf("%w: --listen %q: want tcp:HOST:PORT or unix:PATH", errUsage, c.listen)
+	}
+	if c.configFile != "" {
+		text, err := os.ReadFile(c.configFile)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: --config-file: %v", errUsage, err)
+		}
+		c.configText = strings.TrimSpace(string(text))
 	}
 	if responses == "" {
 		return nil

@@ -1,0 +1,99 @@
+package server_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/test/actortest"
+)
+
+// TestConfigFileChangeRestartsTheServer: a change on disk to one of the
+// server's ConfigFiles restarts it (a planned restart: no crash counted,
+// no budget spent, so a budget of one crash never breaks it), the new
+// process reads the file, the document is re-opened, and a request in
+// flight is answered by the next process. A touch right after the change
+// is a new version: nothing the old process said describes it. Other
+// files, and a configuration file below the root that the patterns do
+// not name, restart nothing.
+func TestConfigFileChangeRestartsTheServer(t *testing.T) {
+	h := actortest.New(t)
+	root := t.TempDir()
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--config-file", "fake.toml", "--delay", "textDocument/hover=500ms")
+	srv.ConfigFiles, srv.MaxRestarts = []string{"fake.toml", "sub/*.cfg"}, 1
+	pid := h.Spawn(srv, root, nil)
+	h.Open(pid, docURI, "one\n")
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Pulled })
+
+	changed := func(rel string, typ messages.FileChangeType) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: typ}}})
+	}
+	changed("other.fake", messages.FileChanged)
+	changed("deeper/fake.toml", messages.FileCreated)
+	changed("sub/deeper/x.cfg", messages.FileCreated)
+	if st := h.Status(pid); st.Incarnation != 1 || st.Reconfigured != 0 {
+		t.Fatalf("after changes of other files: incarnation %d, reconfigured %d; want 1, 0", st.Incarnation, st.Reconfigured)
+	}
+
+	if err := os.WriteFile(filepath.Join(root, "fake.toml"), []byte("strict\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan *messages.Response, 1)
+	// Ends with the hover's answer or its 30 s future; read below.
+	go func() {
+		params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": docURI}, "position": map[string]int{}})
+		res, _ := h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1),
+			Method: "textDocument/hover", Params: params, Timeout: 20 * time.Second}, 30*time.Second).Result()
+		r, _ := res.(*messages.Response)
+		answer <- r
+	}()
+	for deadline := time.Now().Add(10 * time.Second); h.Status(pid).Sent == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the hover was never sent")
+		}
+	}
+	changed("fake.toml", messages.FileCreated)
+	touched := h.Ask(pid, &messages.TouchDocument{URI: docURI}).(*messages.DocumentSynced)
+	if touched.Version < 2 && touched.PullView == 0 {
+		t.Errorf("touch after the change = %+v, want a new version or a new pull", touched)
+	}
+	h.AwaitState(messages.StateRunning, 2, 30*time.Second)
+	got := h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool { return d.Incarnation == 2 && d.Pulled })
+	if len(got.Diagnostics) == 0 || got.Diagnostics[0].Message != "config: strict" {
+		t.Errorf("the restarted server's diagnostics = %+v, want the configuration's error first", got.Diagnostics)
+	}
+	if r := <-answer; r == nil || r.Err != nil || !strings.Contains(string(r.Result), "fake hover") {
+		t.Errorf("hover in flight at the restart: %+v, want the next process's answer", r)
+	}
+
+	changed("sub/x.cfg", messages.FileChanged)
+	changed("fake.toml", messages.FileDeleted)
+	h.AwaitState(messages.StateRunning, 4, 30*time.Second)
+	if st := h.Status(pid); st.Restarts != 0 || st.Broken || st.Reconfigured != 3 || st.OpenDocuments[docURI] == 0 {
+		t.Errorf("status = restarts %d, broken %v, reconfigured %d, documents %v; want no crash, three planned restarts, the document open",
+			st.Restarts, st.Broken, st.Reconfigured, st.OpenDocuments)
+	}
+}
+
+// TestConfigFileChangeWhileStartingRestartsAgain: a change while the
+// server starts (it may have read the file already) starts it again.
+func TestConfigFileChangeWhileStartingRestartsAgain(t *testing.T) {
+	h := actortest.New(t)
+	root := t.TempDir()
+	srv, _ := actortest.FakeServer(t, "--config-file", "fake.toml")
+	srv.ConfigFiles = []string{"fake.toml"}
+	pid := h.Spawn(srv, root, nil)
+	p := filepath.Join(root, "fake.toml")
+	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileCreated}}})
+	h.AwaitState(messages.StateRunning, 2, 30*time.Second)
+	if st := h.Status(pid); st.Incarnation != 2 || st.Reconfigured != 1 {
+		t.Errorf("incarnation %d, reconfigured %d; want the start abandoned for a second", st.Incarnation, st.Reconfigured)
+	}
+}
