@@ -213,6 +213,10 @@ func (c *Conn) dial(ctx context.Context) (net.Conn, error) {
 	}
 }
 
+// exitDrain bounds the wait, once the process exited, for the reader to
+// reach the end of what it wrote.
+const exitDrain = 250 * time.Millisecond
+
 // monitor waits for the end of the connection and tears it down.
 func (c *Conn) monitor() {
 	var exited <-chan struct{}
@@ -232,6 +236,14 @@ func (c *Conn) monitor() {
 		}
 		c.end(cause)
 	case <-exited:
+		// Let the reader take what the process wrote before it exited
+		// (a usage error on stdout, kept with the stderr tail): the pipe
+		// ends once every holder of its end closed it, and a grandchild
+		// may hold it, hence the bound.
+		select {
+		case <-c.readerDone:
+		case <-time.After(exitDrain):
+		}
 		c.end(nil)
 	case <-c.life.Done():
 	}
