@@ -469,23 +469,44 @@ func TestReadMeetingAWriteWaitsForIt(t *testing.T) {
 			if fs := h.Sync(rt, "agent", app, messages.SyncCurrent, ""); fs.Err != nil {
 				t.Fatal(fs.Err)
 			}
+			serverText := func() string {
+				t.Helper()
+				res := h.FileRequest(rt, app, "fake/documentText", map[string]string{"uri": paths.URI(app)})
+				if len(res.Results) != 1 || res.Results[0].Err != nil {
+					t.Fatalf("documentText: %+v", res)
+				}
+				var doc struct{ Text string }
+				if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
+					t.Fatal(err)
+				}
+				return doc.Text
+			}
+			// The watcher's first walk has reached the file's directory
+			// once a change there reaches the server before a call.
+			n := 0
+			testenv.Eventually(t, 10*time.Second, "the watcher sees app.py change", func() bool {
+				n++
+				text := fmt.Sprintf("x = %d\n", n)
+				if err := os.WriteFile(app, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return serverText() == text
+			})
 			armed.Store(&app)
-			if err := os.WriteFile(app, []byte("x = 1\n"), 0o644); err != nil {
+			if err := os.WriteFile(app, []byte("x = 1000\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			res := h.FileRequest(rt, app, "fake/documentText", map[string]string{"uri": paths.URI(app)})
-			if len(res.Results) != 1 || res.Results[0].Err != nil {
-				t.Fatalf("documentText: %+v", res)
-			}
-			var doc struct{ Text string }
-			if err := json.Unmarshal(res.Results[0].Result, &doc); err != nil {
-				t.Fatal(err)
-			}
-			if got := doc.Text; got != "x = 2\n" {
+			if got := serverText(); got != "x = 2\n" {
 				t.Errorf("the server had %q when the call was answered; want the writer's whole text %q", got, "x = 2\n")
 			}
 			if armed.Load() != nil {
 				t.Fatal("the read the writer was to meet never came")
+			}
+			// The writer's close reaches the router before the next call:
+			// nothing is left in flight when the harness stops it.
+			wg.Wait()
+			if got := serverText(); got != "x = 2\n" {
+				t.Errorf("the server has %q once the writer is done; want %q", got, "x = 2\n")
 			}
 			for _, text := range sentTexts(t, testenv.Records(t, record), paths.URI(app)) {
 				if text == "" {
