@@ -213,8 +213,8 @@ func (c *Conn) dial(ctx context.Context) (net.Conn, error) {
 	}
 }
 
-// exitDrain bounds the wait, once the process exited, for the reader to
-// reach the end of what it wrote.
+// exitDrain bounds the wait, once the process was told to end, for the
+// reader to reach the end of what it wrote.
 const exitDrain = 250 * time.Millisecond
 
 // monitor waits for the end of the connection and tears it down.
@@ -236,14 +236,6 @@ func (c *Conn) monitor() {
 		}
 		c.end(cause)
 	case <-exited:
-		// Let the reader take what the process wrote before it exited
-		// (a usage error on stdout, kept with the stderr tail): the pipe
-		// ends once every holder of its end closed it, and a grandchild
-		// may hold it, hence the bound.
-		select {
-		case <-c.readerDone:
-		case <-time.After(exitDrain):
-		}
 		c.end(nil)
 	case <-c.life.Done():
 	}
@@ -298,6 +290,14 @@ func (c *Conn) teardown() {
 	c.end(ErrClosed)
 	if c.proc != nil {
 		c.proc.killGroup()
+		// Let the reader take what the process wrote before it ended (a
+		// usage error on stdout, kept with the stderr tail) before the
+		// stream closes: the pipe ends once every holder of its end closed
+		// it, and a grandchild may hold it, hence the bound.
+		select {
+		case <-c.readerDone:
+		case <-time.After(exitDrain):
+		}
 	}
 	c.stream.Close()
 	<-c.readerDone
