@@ -83,23 +83,37 @@ func ReadTextLeased(abs, given string) (string, Stamp, Lease, error) {
 	return readText(abs, given, true)
 }
 
-func readText(abs, given string, lease bool) (string, Stamp, Lease, error) {
+// openRegular opens a regular file of at most MaxFileSize bytes to read
+// (errors name it as given), without blocking on a named pipe.
+func openRegular(abs, given string) (*os.File, os.FileInfo, error) {
 	f, err := openRead(abs)
 	if err != nil {
-		return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
+		return nil, nil, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
-		return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
+		err = &messages.PathError{Path: given, Kind: messages.ErrFileNotFound, Detail: err.Error()}
 	case fi.IsDir():
-		return "", Stamp{}, LeaseNone, &messages.PathError{Path: given, Kind: messages.ErrIsDirectory}
+		err = &messages.PathError{Path: given, Kind: messages.ErrIsDirectory}
 	case !fi.Mode().IsRegular():
-		return "", Stamp{}, LeaseNone, notRegular(given, fi.Mode())
+		err = notRegular(given, fi.Mode())
 	case fi.Size() > MaxFileSize:
-		return "", Stamp{}, LeaseNone, fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, given, fi.Size(), MaxFileSize)
+		err = fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, given, fi.Size(), MaxFileSize)
 	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+func readText(abs, given string, lease bool) (string, Stamp, Lease, error) {
+	f, fi, err := openRegular(abs, given)
+	if err != nil {
+		return "", Stamp{}, LeaseNone, err
+	}
+	defer f.Close()
 	held := LeaseNone
 	if lease {
 		if held = takeLease(f); held == LeaseHeld {
@@ -134,20 +148,11 @@ func readText(abs, given string, lease bool) (string, Stamp, Lease, error) {
 // named pipe, which opening to read could block for ever, nor a device.
 // For files read without a person naming them (a walk of the workspace).
 func ReadRegular(abs string) ([]byte, error) {
-	f, err := openRead(abs)
+	f, fi, err := openRegular(abs, abs)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, notRegular(abs, fi.Mode())
-	case fi.Size() > MaxFileSize:
-		return nil, fmt.Errorf("%w: %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, abs, fi.Size(), MaxFileSize)
-	}
 	return readAll(f, fi.Size())
 }
 
