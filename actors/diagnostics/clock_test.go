@@ -215,7 +215,7 @@ func TestNoAnswerWhileTheServerStillDiagnoses(t *testing.T) {
 	if c.released() {
 		t.Fatal("answered while the server still diagnosed the change, from a push without its errors")
 	}
-	c.send(publish(5, "e"))
+	c.send(publish(7, "after the load"))
 	c.send(progress("end", 0))
 	testenv.Eventually(t, 10*time.Second, "answered at the end of the diagnosis", c.released)
 	if res := <-c.results; len(res.Files) == 0 || len(res.Files[0].Diagnostics) != 1 {
@@ -341,7 +341,7 @@ func TestFreshAtTheTimeoutWhileDiagnosingSaysSo(t *testing.T) {
 	}
 	edit(1, 5)
 	c.send(progress("begin", 1))
-	c.send(publish(5, "e"))
+	c.send(publish(7, "after the load"))
 	c.released()
 	c.clock.Advance(time.Second) // still diagnosing at the timeout
 	testenv.Eventually(t, 10*time.Second, "answered at the timeout", c.released)
@@ -452,6 +452,46 @@ func TestWorkingTimeoutWaitsForTheServersWork(t *testing.T) {
 	// that follows it, as the actor takes its messages.
 	if res := <-c.results; res.Status != messages.StatusStale || !timedOutAfterASecond.MatchString(res.Files[0].Detail) {
 		t.Errorf("answer %s %q, want stale at the timeout", res.Status, res.Files[0].Detail)
+	}
+
+	// A load that ends past the timeout, and the diagnosis that begins only
+	// some polls later (gopls: 0.2-0.4 s after the end of its load on a
+	// loaded machine): the wait goes on through the gap.
+	edit(5, 7)
+	c.send(progress("load", "Setting up workspace", "begin", false, 0))
+	c.clock.Advance(2 * time.Second)
+	c.send(progress("load", "", "end", false, 0))
+	for range 3 {
+		c.clock.Advance(diagnostics.WorkingPoll)
+		if c.released() {
+			t.Fatal("answered in the gap between the end of the load and the diagnosis")
+		}
+	}
+	c.send(progress("diag", "diagnosing opened files", "begin", true, 1))
+	c.send(publish(7, "after the load"))
+	c.send(progress("diag", "", "end", true, 0))
+	testenv.Eventually(t, 10*time.Second, "answered at the end of the diagnosis after the load", c.released)
+	if res := <-c.results; res.Status != messages.StatusFresh || len(res.Files[0].Diagnostics) != 1 {
+		t.Errorf("answer %s %q, want fresh with the error", res.Status, res.Files[0].Detail)
+	}
+
+	// A load that ends and nothing after it: the server gets its timeout
+	// again from the end of its load, not longer.
+	edit(6, 8)
+	c.send(progress("load", "Setting up workspace", "begin", false, 0))
+	c.clock.Advance(2 * time.Second)
+	c.send(progress("load", "", "end", false, 0))
+	for range 8 { // 2 s: twice the timeout
+		c.clock.Advance(diagnostics.WorkingPoll)
+		if c.released() {
+			break
+		}
+	}
+	if !c.released() {
+		t.Fatal("not answered a timeout after the end of the load")
+	}
+	if res := <-c.results; res.Status == messages.StatusFresh || !strings.Contains(res.Files[0].Detail, "timed out") {
+		t.Errorf("answer %s %q, want not fresh, timed out", res.Status, res.Files[0].Detail)
 	}
 }
 

@@ -108,6 +108,12 @@ type serverView struct {
 	pulls bool
 	// work is the server's work-done progress in flight, "" when none.
 	work, workTitle string
+	// workEnded is when the server last finished starting or a work of
+	// its own (a workspace load): the diagnosis of the files it was given
+	// meanwhile begins only after it (gopls: 0.2-0.4 s after "Finished
+	// loading packages" on a loaded machine), so an edit past its timeout
+	// gives the server its timeout again from then (working).
+	workEnded time.Time
 	// The server's own signal of complete diagnostics (gopls's
 	// "diagnosing" progress): whether it gives one, when a diagnosis last
 	// began, and how many run now.
@@ -122,6 +128,9 @@ type serverView struct {
 
 func (a *diagnosticsActor) onProgress(ctx actor.Context, m *messages.Progress) {
 	v := a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root})
+	if v.indexing && !m.Active && !m.Diagnosing {
+		v.workEnded = a.now()
+	}
 	v.indexing = m.Active
 	if m.Diagnosing && m.Kind == "begin" {
 		v.signals, v.diagBegan = true, a.now()
@@ -259,6 +268,9 @@ func (a *diagnosticsActor) server(k messages.ServerKey) *serverView {
 
 func (a *diagnosticsActor) onState(ctx actor.Context, m *messages.StateChanged) {
 	v := a.server(messages.ServerKey{ServerID: m.ServerID, Root: m.Root})
+	if v.state == messages.StateStarting && m.State == messages.StateRunning {
+		v.workEnded = a.now()
+	}
 	v.state, v.broken, v.err = m.State, m.Broken, m.Err
 	if m.State == messages.StateError && m.Err != nil {
 		v.crash = m.Err

@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -231,7 +232,8 @@ func (a *diagnosticsActor) onEditTimeout(ctx actor.Context, m *editTimeout) {
 	if e == nil || !e.Waiting() {
 		return
 	}
-	if left := e.Started.Add(e.Req.WorkingTimeout).Sub(a.now()); left > 0 && slices.ContainsFunc(e.Waits, a.working) {
+	working := func(w *edits.Wait) bool { return a.working(e, w) }
+	if left := e.Started.Add(e.Req.WorkingTimeout).Sub(a.now()); left > 0 && slices.ContainsFunc(e.Waits, working) {
 		// Past the timeout, a server still at work on the change: the
 		// edit waits for that work, as its caller asked. When the work
 		// ends with the change described, check releases it; when it
@@ -249,15 +251,22 @@ const workingPoll = 250 * time.Millisecond
 // working reports whether w's server says it is at work on w's version:
 // diagnosing since the version was sent (what it published of the
 // version may not be all yet), or, before it described the version,
-// starting, reporting work-done progress (loading its workspace), or
-// asked for the version's diagnostics by a pull not answered yet (pyright
-// with 79 files open took 3.2 s to answer one).
-func (a *diagnosticsActor) working(w *edits.Wait) bool {
+// starting, reporting work-done progress (loading its workspace), asked
+// for the version's diagnostics by a pull not answered yet (pyright with
+// 79 files open took 3.2 s to answer one), or within e's timeout of the
+// end of such work: a wait that polled in the gap between gopls's end of
+// loading and the begin of its diagnosis timed out, where one that polled
+// 0.3 s later was answered fresh.
+func (a *diagnosticsActor) working(e *edits.Edit, w *edits.Wait) bool {
 	v := a.server(w.ServerKey)
 	if v.broken {
 		return false
 	}
-	return a.diagnosing(w) || !w.Done && (v.state == messages.StateStarting || v.indexing || v.pulls)
+	if a.diagnosing(w) {
+		return true
+	}
+	atWork := v.state == messages.StateStarting || v.indexing || v.pulls
+	return !w.Done && (atWork || a.now().Sub(v.workEnded) < cmp.Or(e.Req.Timeout, DefaultEditTimeout))
 }
 
 // release answers the edit and forgets it.
