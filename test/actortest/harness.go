@@ -170,15 +170,26 @@ func (h *Harness) AwaitState(state messages.ServerState, inc int, timeout time.D
 
 func (h *Harness) AwaitDiagnostics(uri string, pred func(*messages.PublishedDiagnostics) bool) *messages.PublishedDiagnostics {
 	h.T.Helper()
-	return h.Await("diagnostics for "+uri, 30*time.Second, func(e any) bool {
+	return h.Await("diagnostics for "+uri, awaitBound, func(e any) bool {
 		d, ok := e.(*messages.PublishedDiagnostics)
 		return ok && d.URI == uri && pred(d)
 	}).(*messages.PublishedDiagnostics)
 }
 
+// Bounds of a harness's waits for an answer: longer than a real server
+// may take to answer (Builtin's startup timeout, 90 s, and request
+// timeout, 60 s), so that the actor's own answer, or its own timeout, is
+// what a test sees. A 30 s bound cut off a definition that a cold real
+// server (TestRouterRealServersInOneWorkspace) took longer to answer, on a
+// machine loaded seven times over.
+const (
+	askBound   = 3 * time.Minute
+	awaitBound = 90 * time.Second
+)
+
 func (h *Harness) Ask(pid *actor.PID, msg any) any {
 	h.T.Helper()
-	res, err := h.Sys.Root.RequestFuture(pid, msg, 30*time.Second).Result()
+	res, err := h.Sys.Root.RequestFuture(pid, msg, askBound).Result()
 	if err != nil {
 		h.T.Fatalf("ask %T: %v", msg, err)
 	}
