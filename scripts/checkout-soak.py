@@ -42,8 +42,11 @@ def oracle(kind, ws, files):
     """The errors the server's command line reports, by file: {(line, col)}."""
     res = {f: set() for f in files}
     if kind == "gopls":
-        out = subprocess.run([os.path.join(CACHE, "bin", "gopls"), "check", "-severity=error"] + files,
-                             cwd=ws, capture_output=True, text=True, timeout=600).stdout
+        run = subprocess.run([os.path.join(CACHE, "bin", "gopls"), "check", "-severity=error"] + files,
+                             cwd=ws, capture_output=True, text=True, timeout=600)
+        if run.returncode != 0:  # it exits 0 with errors found; else it checked nothing (a file it cannot read)
+            raise RuntimeError(f"gopls check failed (exit {run.returncode}): {run.stderr.strip()}")
+        out = run.stdout
         for line in out.splitlines():
             m = GOPLS_LINE.match(line)
             if m:
