@@ -3,6 +3,8 @@ package agentlsp
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,8 +112,12 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // have), those with none first; the other such files left out past the 5
 // are named in the MoreFiles of the reports whose answers had them
 // (dedup.MoreFiles gathers them). At most 8 files are waited for at once.
-// A file that could not be checked has a report of its Path alone (no
-// Status), and the error joins those files' errors, in the order of files.
+// A file no server serves, or whose servers are all broken (not
+// installed, unable to start), has a report of status no_server or
+// server_broken with the reason, on every call. Any other file that could
+// not be checked (deleted, outside the workspace, ...) has a report of
+// its Path alone (no Status), and the error joins those files' errors, in
+// the order of files.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
 	o := s.options(append([]EditOption{WithAll()}, opts...))
 	out := make([]messages.FileReport, len(files))
@@ -175,10 +181,61 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, named []stri
 		}
 	}
 	res, err := s.edit(ctx, &messages.Edit{Path: path, Current: true, Named: others}, o)
+	if r, ok := s.unserved(path, err); ok {
+		return r, nil, nil
+	}
 	if err != nil {
 		return messages.FileReport{Path: path}, nil, err
 	}
 	return res.Files[0], res.Files[1:], nil
+}
+
+// unserved is the report of a file that no server can check, from the
+// error of its call: no server serves it (no_server), or every server
+// that does is broken (server_broken: not installed, unable to start),
+// with the reason, each server's part named by the server. The first call
+// about a file whose server cannot start learns it during the wait, and
+// the diagnostics actor answers such a report; every later call fails
+// its sync at the router, which knows it by then. Both are answered the
+// same way here, so a caller never has to tell them apart.
+func (s *Session) unserved(path string, err error) (messages.FileReport, bool) {
+	var status messages.Status
+	switch {
+	case err == nil:
+		return messages.FileReport{}, false
+	case errors.Is(err, messages.ErrNoServer):
+		status = messages.StatusNoServer
+	case errors.Is(err, messages.ErrServerBroken):
+		status = messages.StatusServerBroken
+	default:
+		return messages.FileReport{}, false
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(s.rt.workspace, path)
+	}
+	uri := paths.URI(filepath.Clean(abs))
+	return messages.FileReport{URI: uri, Path: s.rt.answerPath(path, uri), Status: status, Detail: reasons(err)}, true
+}
+
+// reasons is the detail of an unserved file: each server's error named by
+// the server (as the diagnostics actor writes a server's part), others as
+// they are.
+func reasons(err error) string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	why := make([]string, 0, len(errs))
+	for _, e := range errs {
+		var se *messages.ServerError
+		if errors.As(e, &se) {
+			why = append(why, se.ServerID+": "+e.Error())
+		} else {
+			why = append(why, strings.TrimPrefix(e.Error(), "agentlsp: "))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // Open opens a file (its text read from disk) on its servers for this
