@@ -141,7 +141,7 @@ func (rt *Runtime) askEdit(ctx context.Context, m *messages.Edit) (*messages.Edi
 			return nil, rt.undelivered(m)
 		case <-ctx.Done():
 			rt.sys.Root.RequestWithCustomSender(rt.router, &messages.CancelEdit{ID: m.ID}, self)
-			return nil, &EditError{Path: m.Path, Applied: true, Versions: rt.appliedVersions(applied, proc), Err: ctx.Err()}
+			return nil, &EditError{Path: m.Path, Applied: true, Versions: rt.appliedVersions(applied, proc), Err: rt.ctxErr(ctx)}
 		case <-rt.done:
 			return nil, &EditError{Path: m.Path, Applied: applied != nil, Err: ErrShutdown}
 		}

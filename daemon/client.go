@@ -78,6 +78,18 @@ type Client struct {
 	Diagnostics *actor.PID
 	// ConfigFile is the daemon's configuration file.
 	ConfigFile string
+
+	lc *linkConfig
+}
+
+// Lost says why the client has no daemon now (ErrDaemonLost: the daemon
+// went away, and what attaching again met), or nil while it is attached.
+// It never blocks; it is safe for concurrent use.
+func (c *Client) Lost() error {
+	if p := c.lc.lost.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Dial attaches to the daemon that serves cfg.Workspace (starting one if
@@ -129,7 +141,7 @@ func Dial(ctx context.Context, cfg DialConfig) (*Client, error) {
 		sys.Shutdown()
 		return nil, fmt.Errorf("daemon: attaching to the daemon of %s: %w", cfg.Workspace, attachErr)
 	}
-	return &Client{System: sys, Router: link, Diagnostics: diag, ConfigFile: lc.first.ConfigFile}, nil
+	return &Client{System: sys, Router: link, Diagnostics: diag, ConfigFile: lc.first.ConfigFile, lc: lc}, nil
 }
 
 // attach finds (or starts) the daemon and attaches the link to it.
@@ -209,7 +221,10 @@ func starter(cfg DialConfig, files rundir.Files) func(context.Context) error {
 		}
 		out, err := exec.CommandContext(ctx, argv[0], args...).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%w: %s %s: %v: %s", ErrStartFailed, argv[0], strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+			if said := strings.TrimSpace(string(out)); said != "" {
+				err = fmt.Errorf("%v: %s", err, said)
+			}
+			return fmt.Errorf("%w: %s %s: %v", ErrStartFailed, argv[0], strings.Join(args, " "), err)
 		}
 		return nil
 	}
