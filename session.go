@@ -290,10 +290,16 @@ func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages
 	return fs, nil
 }
 
-// End closes every file the session opened and ends its subscription.
+// End closes every file the session opened, ends its subscription and
+// drops what the diagnostics actor remembers of it (the diagnostics it
+// was shown): a session of the same name started later is a new one.
 func (s *Session) End(ctx context.Context) error {
 	_, err := s.rt.ask(ctx, s.rt.router, &messages.EndSession{Session: s.id}, nil)
 	s.stop()
+	// Unsubscribe drops the session's memory; a session that never
+	// subscribed has none sent by its subscriber, and a session of the
+	// same name inherited what it had been shown.
+	s.rt.sys.Root.Send(s.rt.diag, &messages.Unsubscribe{Session: s.id})
 	s.rt.mu.Lock()
 	if s.rt.sessions[s.id] == s {
 		delete(s.rt.sessions, s.id)
