@@ -342,3 +342,38 @@ func TestUnservedFilesAnswerTheSameEveryTime(t *testing.T) {
 		<-done
 	}
 }
+
+// TestEndDuringACallLeavesNothingOpen: Session.End while a Diagnostics
+// call of the session is in flight, then the call returns: no file stays
+// open on the server for the ended session. Before, the call's later
+// files were opened for the session after End, and stayed open for as
+// long as the runtime ran (16 on gopls in the tester's script).
+func TestEndDuringACallLeavesNothingOpen(t *testing.T) {
+	rt, ws, record := fakeRuntime(t, "--push-delay", "200ms")
+	var files []string
+	for i := range 16 {
+		name := fmt.Sprintf("f%02d.py", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte("x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	ctx := context.Background()
+	s := rt.Session("agent")
+	done := make(chan struct{})
+	go func() { // ends when the call returns
+		defer close(done)
+		_, _ = s.Diagnostics(ctx, files) // its files may be closed under it: any answer will do
+	}()
+	testenv.Eventually(t, time.Minute, "every file opened", func() bool {
+		return strings.Count(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/didOpen") >= len(files)
+	})
+	if err := s.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	testenv.Eventually(t, 30*time.Second, "no file open once the call returned", func() bool {
+		infos, err := rt.Servers(ctx)
+		return err == nil && len(infos) == 1 && infos[0].OpenFiles == 0
+	})
+}

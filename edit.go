@@ -64,6 +64,7 @@ func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOptio
 
 // edit sends an Edit to the router and waits for its result.
 func (s *Session) edit(ctx context.Context, m *messages.Edit, o EditOptions) (*messages.EditResult, error) {
+	defer s.released()
 	rt := s.rt
 	if err := ctx.Err(); err != nil {
 		return nil, &EditError{Path: m.Path, Err: err} // nothing sent

@@ -23,8 +23,9 @@ type Session struct {
 	rt *Runtime
 	id string
 
-	mu  sync.Mutex
-	sub *subscription
+	mu    sync.Mutex
+	sub   *subscription
+	ended bool // End was called: what a call holds is released when it returns
 }
 
 // ID is the session's id.
@@ -266,6 +267,7 @@ func (s *Session) Save(ctx context.Context, path string) error {
 // server's own error is returned when every server failed. Path errors
 // name the path as the caller gave it.
 func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages.FileSynced, error) {
+	defer s.released()
 	given := m.Path
 	if m.Session == "" {
 		m.Session = s.id
@@ -293,7 +295,12 @@ func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages
 // End closes every file the session opened, ends its subscription and
 // drops what the diagnostics actor remembers of it (the diagnostics it
 // was shown): a session of the same name started later is a new one.
+// Calls of the session in flight meanwhile, or made after it, release
+// what they opened when they return.
 func (s *Session) End(ctx context.Context) error {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
 	_, err := s.rt.ask(ctx, s.rt.router, &messages.EndSession{Session: s.id}, nil)
 	s.stop()
 	// Unsubscribe drops the session's memory; a session that never
@@ -306,6 +313,24 @@ func (s *Session) End(ctx context.Context) error {
 	}
 	s.rt.mu.Unlock()
 	return err
+}
+
+// released ends the session again once a call of an ended session
+// returned: a call in flight when End ran, or made after it, opened its
+// files for the session after End's EndSession (the router records a
+// session's documents as its messages arrive), and nothing closed them
+// again: 16 files stayed open on gopls for good. The call's messages went
+// to the router and the diagnostics actor before this, from this
+// goroutine, so these come after them.
+func (s *Session) released() {
+	s.mu.Lock()
+	ended := s.ended
+	s.mu.Unlock()
+	if !ended || s.rt.closing() {
+		return
+	}
+	s.rt.sys.Root.Send(s.rt.router, &messages.EndSession{Session: s.id})
+	s.rt.sys.Root.Send(s.rt.diag, &messages.Unsubscribe{Session: s.id})
 }
 
 // asGiven makes a path error name the path as the caller gave it (the
