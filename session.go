@@ -321,12 +321,19 @@ func (s *Session) End(ctx context.Context) error {
 // session's documents as its messages arrive), and nothing closed them
 // again: 16 files stayed open on gopls for good. The call's messages went
 // to the router and the diagnostics actor before this, from this
-// goroutine, so these come after them.
+// goroutine, so these come after them. Once a session of the same name
+// was started again, what the call opened is that session's to release.
 func (s *Session) released() {
 	s.mu.Lock()
 	ended := s.ended
 	s.mu.Unlock()
 	if !ended || s.rt.closing() {
+		return
+	}
+	s.rt.mu.Lock()
+	next := s.rt.sessions[s.id]
+	s.rt.mu.Unlock()
+	if next != nil && next != s {
 		return
 	}
 	s.rt.sys.Root.Send(s.rt.router, &messages.EndSession{Session: s.id})
