@@ -84,6 +84,9 @@ type Runtime struct {
 	dispatcher *lifecycle.Dispatcher
 	router     *actor.PID
 	diag       *actor.PID
+	// lost, for a runtime of Dial, says why it has no daemon now (nil
+	// while attached); nil for a runtime of its own.
+	lost func() error
 
 	ids      atomic.Uint64
 	done     chan struct{} // closed by Shutdown

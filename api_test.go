@@ -278,3 +278,102 @@ func TestReferencesWaitForTheServersReadyLine(t *testing.T) {
 		})
 	}
 }
+
+// TestUnservedFilesAnswerTheSameEveryTime: a file whose server cannot
+// start (its binary is missing) answers a server_broken report naming the
+// server and its error on every Diagnostics call, the first (the wait
+// learns the server is broken) and every later one (the router knows it
+// and fails the sync at once), alone, beside other files, and from many
+// goroutines at once; a file no server serves answers no_server. Before,
+// only the first call about the broken file answered a report: the later
+// ones answered a report without a status and an error.
+func TestUnservedFilesAnswerTheSameEveryTime(t *testing.T) {
+	ws := t.TempDir()
+	for name, text := range map[string]string{"pyproject.toml": "", "a.py": "x = 1\n", "b.py": "y = 2\n", "notes.txt": "hi\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ghost := &config.Server{ID: "ghost", Command: filepath.Join(ws, "ghost-lsp"), InstallHint: "build ghost-lsp",
+		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"}}
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(ghost), NoWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, rt)
+	want := map[string][2]string{
+		"a.py":      {"server_broken", "ghost: agentlsp: server broken: ghost"},
+		"b.py":      {"server_broken", "build ghost-lsp"},
+		"notes.txt": {"no_server", "no language server for this file: notes.txt (configured extensions: .py)"},
+	}
+	check := func(call string, files []string, reports []messages.FileReport, err error) {
+		if err != nil {
+			t.Errorf("%s %q: error %v, want a report for each file", call, files, err)
+			return
+		}
+		if len(reports) != len(files) {
+			t.Fatalf("%s %q: %d reports, want %d", call, files, len(reports), len(files))
+		}
+		for i, r := range reports {
+			w := want[files[i]]
+			if r.Path != files[i] || string(r.Status) != w[0] || !strings.Contains(r.Detail, w[1]) ||
+				r.URI != paths.URI(filepath.Join(ws, files[i])) {
+				t.Errorf("%s %q: report %d = %+v, want %s at %s saying %q", call, files, i, r, w[0], files[i], w[1])
+			}
+		}
+	}
+	s := rt.Session("agent")
+	ctx := context.Background()
+	for i, files := range [][]string{{"a.py"}, {"a.py"}, {"b.py", "a.py", "notes.txt"}, {"notes.txt"}} {
+		reports, err := s.Diagnostics(ctx, files)
+		check(fmt.Sprintf("call %d", i), files, reports, err)
+	}
+	done := make(chan struct{})
+	for g := range 16 {
+		// One caller; joined below.
+		go func() {
+			defer func() { done <- struct{}{} }()
+			files := [][]string{{"a.py"}, {"notes.txt", "b.py"}}[g%2]
+			reports, err := rt.Session(fmt.Sprintf("s%d", g%4)).Diagnostics(ctx, files)
+			check(fmt.Sprintf("goroutine %d", g), files, reports, err)
+		}()
+	}
+	for range 16 {
+		<-done
+	}
+}
+
+// TestEndDuringACallLeavesNothingOpen: Session.End while a Diagnostics
+// call of the session is in flight, then the call returns: no file stays
+// open on the server for the ended session. Before, the call's later
+// files were opened for the session after End, and stayed open for as
+// long as the runtime ran (16 on gopls in the tester's script).
+func TestEndDuringACallLeavesNothingOpen(t *testing.T) {
+	rt, ws, record := fakeRuntime(t, "--push-delay", "200ms")
+	var files []string
+	for i := range 16 {
+		name := fmt.Sprintf("f%02d.py", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte("x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	ctx := context.Background()
+	s := rt.Session("agent")
+	done := make(chan struct{})
+	go func() { // ends when the call returns
+		defer close(done)
+		_, _ = s.Diagnostics(ctx, files) // its files may be closed under it: any answer will do
+	}()
+	testenv.Eventually(t, time.Minute, "every file opened", func() bool {
+		return strings.Count(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/didOpen") >= len(files)
+	})
+	if err := s.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	testenv.Eventually(t, 30*time.Second, "no file open once the call returned", func() bool {
+		infos, err := rt.Servers(ctx)
+		return err == nil && len(infos) == 1 && infos[0].OpenFiles == 0
+	})
+}

@@ -2,6 +2,7 @@ package agentlsp
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -49,10 +50,23 @@ func (rt *Runtime) ask(ctx context.Context, pid *actor.PID, msg, cancel any) (an
 		if cancel != nil {
 			rt.sys.Root.RequestWithCustomSender(pid, cancel, self)
 		}
-		return nil, ctx.Err()
+		return nil, rt.ctxErr(ctx)
 	case <-rt.done:
 		return nil, ErrShutdown
 	}
+}
+
+// ctxErr is the error of a call whose ctx ended: ctx's, after why no
+// daemon answered when this runtime's daemon is lost (ErrDaemonLost), so
+// that a call that waited in vain for a daemon that cannot be started
+// again does not say only that it timed out.
+func (rt *Runtime) ctxErr(ctx context.Context) error {
+	if rt.lost != nil {
+		if lost := rt.lost(); lost != nil {
+			return fmt.Errorf("%w: %w", lost, ctx.Err())
+		}
+	}
+	return ctx.Err()
 }
 
 // nextID returns a request or edit id unique in the runtime.

@@ -16,7 +16,8 @@ import (
 // stand-ins that forward to the daemon's actors. When the daemon goes,
 // the next calls attach to a new one (started if needed), with the
 // sessions' documents and edits re-opened; calls in flight are answered
-// by it. Shutdown detaches: the daemon ends this runtime's sessions and
+// by it. A call whose context ends while no daemon is attached says why
+// (ErrDaemonLost, with what attaching again met). Shutdown detaches: the daemon ends this runtime's sessions and
 // runs on until idle. Options are package daemon's (WithConfigFile,
 // WithLogger, WithCommand, ...). It blocks until attached or ctx ends.
 func Dial(ctx context.Context, workspace string, opts ...daemon.Option) (*Runtime, error) {
@@ -38,5 +39,5 @@ func Dial(ctx context.Context, workspace string, opts ...daemon.Option) (*Runtim
 		reg, _ = registry(Config{})
 	}
 	return &Runtime{cfg: cfg, workspace: ws, registry: reg, sys: c.System, reaper: dc.Reaper,
-		router: c.Router, diag: c.Diagnostics, done: make(chan struct{}), sessions: make(map[string]*Session), texts: editor.NewTexts()}, nil
+		router: c.Router, diag: c.Diagnostics, lost: c.Lost, done: make(chan struct{}), sessions: make(map[string]*Session), texts: editor.NewTexts()}, nil
 }

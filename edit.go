@@ -64,6 +64,7 @@ func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOptio
 
 // edit sends an Edit to the router and waits for its result.
 func (s *Session) edit(ctx context.Context, m *messages.Edit, o EditOptions) (*messages.EditResult, error) {
+	defer s.released()
 	rt := s.rt
 	if err := ctx.Err(); err != nil {
 		return nil, &EditError{Path: m.Path, Err: err} // nothing sent
@@ -141,7 +142,7 @@ func (rt *Runtime) askEdit(ctx context.Context, m *messages.Edit) (*messages.Edi
 			return nil, rt.undelivered(m)
 		case <-ctx.Done():
 			rt.sys.Root.RequestWithCustomSender(rt.router, &messages.CancelEdit{ID: m.ID}, self)
-			return nil, &EditError{Path: m.Path, Applied: true, Versions: rt.appliedVersions(applied, proc), Err: ctx.Err()}
+			return nil, &EditError{Path: m.Path, Applied: true, Versions: rt.appliedVersions(applied, proc), Err: rt.ctxErr(ctx)}
 		case <-rt.done:
 			return nil, &EditError{Path: m.Path, Applied: applied != nil, Err: ErrShutdown}
 		}

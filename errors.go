@@ -1,6 +1,7 @@
 package agentlsp
 
 import (
+	"github.com/agentlsp/agentlsp/daemon"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/results"
 	"github.com/agentlsp/agentlsp/textpos"
@@ -29,4 +30,8 @@ var (
 	ErrBadResult = results.ErrBadResult
 	// ErrPastEnd: a position past the end of its line or of the file.
 	ErrPastEnd = textpos.ErrPastEnd
+	// ErrDaemonLost: a runtime of Dial whose daemon went away had none
+	// attached when the call gave up (its context ended); the error says
+	// what attaching again met.
+	ErrDaemonLost = daemon.ErrDaemonLost
 )

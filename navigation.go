@@ -110,6 +110,7 @@ func (s *Session) WorkspaceSymbols(ctx context.Context, query string, path ...st
 	req := &messages.WorkspaceRequest{ID: id, Method: "workspace/symbol", Params: params}
 	if len(path) > 0 {
 		req.Path, req.Session = path[0], s.id // opened: tsserver has no project before
+		defer s.released()
 	}
 	res, err := s.rt.ask(ctx, s.rt.router, req, cancelRequest(id))
 	if err != nil {
@@ -173,6 +174,7 @@ func (s *Session) documentRequest(ctx context.Context, path, method string, at *
 		}
 	}
 	id := s.rt.nextID()
+	defer s.released()
 	res, err := s.rt.ask(ctx, s.rt.router, &messages.FileRequest{ID: id, Session: s.id, Path: path, Method: method, Params: raw, At: at},
 		cancelRequest(id))
 	if err != nil {

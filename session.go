@@ -3,6 +3,8 @@ package agentlsp
 import (
 	"context"
 	"errors"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,8 +23,9 @@ type Session struct {
 	rt *Runtime
 	id string
 
-	mu  sync.Mutex
-	sub *subscription
+	mu    sync.Mutex
+	sub   *subscription
+	ended bool // End was called: what a call holds is released when it returns
 }
 
 // ID is the session's id.
@@ -110,8 +113,12 @@ func (s *Session) options(opts []EditOption) EditOptions {
 // have), those with none first; the other such files left out past the 5
 // are named in the MoreFiles of the reports whose answers had them
 // (dedup.MoreFiles gathers them). At most 8 files are waited for at once.
-// A file that could not be checked has a report of its Path alone (no
-// Status), and the error joins those files' errors, in the order of files.
+// A file no server serves, or whose servers are all broken (not
+// installed, unable to start), has a report of status no_server or
+// server_broken with the reason, on every call. Any other file that could
+// not be checked (deleted, outside the workspace, ...) has a report of
+// its Path alone (no Status), and the error joins those files' errors, in
+// the order of files.
 func (s *Session) Diagnostics(ctx context.Context, files []string, opts ...EditOption) ([]messages.FileReport, error) {
 	o := s.options(append([]EditOption{WithAll()}, opts...))
 	out := make([]messages.FileReport, len(files))
@@ -175,10 +182,61 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, named []stri
 		}
 	}
 	res, err := s.edit(ctx, &messages.Edit{Path: path, Current: true, Named: others}, o)
+	if r, ok := s.unserved(path, err); ok {
+		return r, nil, nil
+	}
 	if err != nil {
 		return messages.FileReport{Path: path}, nil, err
 	}
 	return res.Files[0], res.Files[1:], nil
+}
+
+// unserved is the report of a file that no server can check, from the
+// error of its call: no server serves it (no_server), or every server
+// that does is broken (server_broken: not installed, unable to start),
+// with the reason, each server's part named by the server. The first call
+// about a file whose server cannot start learns it during the wait, and
+// the diagnostics actor answers such a report; every later call fails
+// its sync at the router, which knows it by then. Both are answered the
+// same way here, so a caller never has to tell them apart.
+func (s *Session) unserved(path string, err error) (messages.FileReport, bool) {
+	var status messages.Status
+	switch {
+	case err == nil:
+		return messages.FileReport{}, false
+	case errors.Is(err, messages.ErrNoServer):
+		status = messages.StatusNoServer
+	case errors.Is(err, messages.ErrServerBroken):
+		status = messages.StatusServerBroken
+	default:
+		return messages.FileReport{}, false
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(s.rt.workspace, path)
+	}
+	uri := paths.URI(filepath.Clean(abs))
+	return messages.FileReport{URI: uri, Path: s.rt.answerPath(path, uri), Status: status, Detail: reasons(err)}, true
+}
+
+// reasons is the detail of an unserved file: each server's error named by
+// the server (as the diagnostics actor writes a server's part), others as
+// they are.
+func reasons(err error) string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	why := make([]string, 0, len(errs))
+	for _, e := range errs {
+		var se *messages.ServerError
+		if errors.As(e, &se) {
+			why = append(why, se.ServerID+": "+e.Error())
+		} else {
+			why = append(why, strings.TrimPrefix(e.Error(), "agentlsp: "))
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // Open opens a file (its text read from disk) on its servers for this
@@ -209,6 +267,7 @@ func (s *Session) Save(ctx context.Context, path string) error {
 // server's own error is returned when every server failed. Path errors
 // name the path as the caller gave it.
 func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages.FileSynced, error) {
+	defer s.released()
 	given := m.Path
 	if m.Session == "" {
 		m.Session = s.id
@@ -233,16 +292,52 @@ func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages
 	return fs, nil
 }
 
-// End closes every file the session opened and ends its subscription.
+// End closes every file the session opened, ends its subscription and
+// drops what the diagnostics actor remembers of it (the diagnostics it
+// was shown): a session of the same name started later is a new one.
+// Calls of the session in flight meanwhile, or made after it, release
+// what they opened when they return.
 func (s *Session) End(ctx context.Context) error {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
 	_, err := s.rt.ask(ctx, s.rt.router, &messages.EndSession{Session: s.id}, nil)
 	s.stop()
+	// Unsubscribe drops the session's memory; a session that never
+	// subscribed has none sent by its subscriber, and a session of the
+	// same name inherited what it had been shown.
+	s.rt.sys.Root.Send(s.rt.diag, &messages.Unsubscribe{Session: s.id})
 	s.rt.mu.Lock()
 	if s.rt.sessions[s.id] == s {
 		delete(s.rt.sessions, s.id)
 	}
 	s.rt.mu.Unlock()
 	return err
+}
+
+// released ends the session again once a call of an ended session
+// returned: a call in flight when End ran, or made after it, opened its
+// files for the session after End's EndSession (the router records a
+// session's documents as its messages arrive), and nothing closed them
+// again: 16 files stayed open on gopls for good. The call's messages went
+// to the router and the diagnostics actor before this, from this
+// goroutine, so these come after them. Once a session of the same name
+// was started again, what the call opened is that session's to release.
+func (s *Session) released() {
+	s.mu.Lock()
+	ended := s.ended
+	s.mu.Unlock()
+	if !ended || s.rt.closing() {
+		return
+	}
+	s.rt.mu.Lock()
+	next := s.rt.sessions[s.id]
+	s.rt.mu.Unlock()
+	if next != nil && next != s {
+		return
+	}
+	s.rt.sys.Root.Send(s.rt.router, &messages.EndSession{Session: s.id})
+	s.rt.sys.Root.Send(s.rt.diag, &messages.Unsubscribe{Session: s.id})
 }
 
 // asGiven makes a path error name the path as the caller gave it (the

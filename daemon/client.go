@@ -78,6 +78,18 @@ type Client struct {
 	Diagnostics *actor.PID
 	// ConfigFile is the daemon's configuration file.
 	ConfigFile string
+
+	lc *linkConfig
+}
+
+// Lost says why the client has no daemon now (ErrDaemonLost: the daemon
+// went away, and what attaching again met), or nil while it is attached.
+// It never blocks; it is safe for concurrent use.
+func (c *Client) Lost() error {
+	if p := c.lc.lost.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // Dial attaches to the daemon that serves cfg.Workspace (starting one if
@@ -104,8 +116,10 @@ func Dial(ctx context.Context, cfg DialConfig) (*Client, error) {
 	}
 	lctx, cancel := context.WithCancel(context.Background())
 	lc := &linkConfig{workspace: cfg.Workspace, version: cfg.Version, configFile: cfg.ConfigFile,
-		connect: func(ctx context.Context) (rundir.Entry, error) { return findOrStart(ctx, files, starter(cfg, files)) },
-		auth:    a, ctx: lctx, cancel: cancel, wg: &sync.WaitGroup{}, log: cfg.Logger,
+		connect: func(ctx context.Context) (rundir.Entry, error) {
+			return findOrStart(ctx, files, starter(cfg, files), cfg.Workspace, cfg.Version)
+		},
+		auth: a, ctx: lctx, cancel: cancel, wg: &sync.WaitGroup{}, log: cfg.Logger,
 		ready: make(chan error, 1), stopped: make(chan struct{}),
 	}
 	link := sys.Root.Spawn(newLink(lc))
@@ -129,7 +143,7 @@ func Dial(ctx context.Context, cfg DialConfig) (*Client, error) {
 		sys.Shutdown()
 		return nil, fmt.Errorf("daemon: attaching to the daemon of %s: %w", cfg.Workspace, attachErr)
 	}
-	return &Client{System: sys, Router: link, Diagnostics: diag, ConfigFile: lc.first.ConfigFile}, nil
+	return &Client{System: sys, Router: link, Diagnostics: diag, ConfigFile: lc.first.ConfigFile, lc: lc}, nil
 }
 
 // attach finds (or starts) the daemon and attaches the link to it.
@@ -157,10 +171,11 @@ func attach(cfg *linkConfig, sys *actor.ActorSystem, self *actor.PID, sessions [
 		diag: actor.NewPID(e.Address, a.Diagnostics), ns: &namespace{client: a.Client, base: a.IDBase}}, nil
 }
 
-// findOrStart returns the entry of the live daemon of files, starting one
-// with start (nil: never) when none runs. Clients that start at once take
-// turns on the start lock, so one daemon starts.
-func findOrStart(ctx context.Context, files rundir.Files, start func(context.Context) error) (rundir.Entry, error) {
+// findOrStart returns the entry of the live daemon of files (workspace's
+// of version), starting one with start (nil: never) when none runs.
+// Clients that start at once take turns on the start lock, so one daemon
+// starts.
+func findOrStart(ctx context.Context, files rundir.Files, start func(context.Context) error, workspace, version string) (rundir.Entry, error) {
 	for range 3 {
 		e, err := files.Wait(ctx)
 		if !errors.Is(err, rundir.ErrNoDaemon) || start == nil {
@@ -182,7 +197,28 @@ func findOrStart(ctx context.Context, files rundir.Files, start func(context.Con
 			return e, err
 		}
 	}
-	return rundir.Entry{}, fmt.Errorf("%w: no daemon registered for %s (is the agentlsp command the same version?)", ErrStartFailed, files.Key)
+	return rundir.Entry{}, notRegistered(files, workspace, version)
+}
+
+// notRegistered is the error of daemons started that never registered
+// for the client's key. It names the daemon of another version that
+// serves the workspace, if one does: the agentlsp command started one of
+// its own version (a Go program built with a released agentlsp module,
+// and an agentlsp command of another release or a development build),
+// which this client never attaches to. Before, the error said only that
+// no daemon registered, and asked whether the command was the same
+// version.
+func notRegistered(files rundir.Files, workspace, version string) error {
+	entries, _ := rundir.List(files.Dir)
+	for _, e := range entries {
+		if e.Workspace == workspace && e.Version != version {
+			return fmt.Errorf("%w: this client is version %s, the daemon that serves %s is version %s (pid %d): "+
+				"start the daemon with an agentlsp command of version %s, or attach to version %s",
+				ErrStartFailed, version, workspace, e.Version, e.PID, version, e.Version)
+		}
+	}
+	return fmt.Errorf("%w: no daemon of version %s registered for %s (is the agentlsp command the same version?)",
+		ErrStartFailed, version, workspace)
 }
 
 // starter is how cfg starts a daemon: cfg.Start, or the agentlsp command
@@ -209,7 +245,10 @@ func starter(cfg DialConfig, files rundir.Files) func(context.Context) error {
 		}
 		out, err := exec.CommandContext(ctx, argv[0], args...).CombinedOutput()
 		if err != nil {
-			return fmt.Errorf("%w: %s %s: %v: %s", ErrStartFailed, argv[0], strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+			if said := strings.TrimSpace(string(out)); said != "" {
+				err = fmt.Errorf("%v: %s", err, said)
+			}
+			return fmt.Errorf("%w: %s %s: %v", ErrStartFailed, argv[0], strings.Join(args, " "), err)
 		}
 		return nil
 	}

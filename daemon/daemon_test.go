@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -253,6 +255,30 @@ func TestOtherVersionIsRefused(t *testing.T) {
 	st := c.ask(t, front, &messages.GetDaemonStatus{}).(*messages.DaemonStatus)
 	if len(st.Clients) != 1 || len(st.Servers) != 1 || st.Workspace != e.workspace || st.PID != d.PID {
 		t.Errorf("DaemonStatus = %+v, want one client and the fake server", st)
+	}
+}
+
+// TestClientOfAnotherVersionIsToldWhichRuns: a client whose agentlsp
+// command starts a daemon of another version (a Go program built with a
+// released module, the command a development build) never finds one of
+// its own; its error names both versions and the daemon that runs.
+// Before, it said only that no daemon registered for a hash.
+func TestClientOfAnotherVersionIsToldWhichRuns(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	started := func(context.Context) error { return nil } // the command's daemon runs already
+	_, err := Dial(ctx, DialConfig{Workspace: e.workspace, Version: "v9.9.9", Start: started, Reaper: &lifecycle.Reaper{}})
+	want := fmt.Sprintf("this client is version v9.9.9, the daemon that serves %s is version %s (pid %d)",
+		e.workspace, testVersion, e.daemon(0))
+	if !errors.Is(err, ErrStartFailed) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("Dial of another version = %v, want ErrStartFailed saying %q", err, want)
 	}
 }
 

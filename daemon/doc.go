@@ -47,4 +47,7 @@ var (
 	ErrNoCommand = errors.New("daemon: no agentlsp command to start the daemon")
 	// ErrStartFailed: the daemon did not start.
 	ErrStartFailed = errors.New("daemon: the daemon did not start")
+	// ErrDaemonLost: a client's daemon went away and the client is not
+	// attached to another yet (Client.Lost says why).
+	ErrDaemonLost = errors.New("daemon: no daemon attached")
 )

@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -42,6 +44,9 @@ type linkConfig struct {
 	ready   chan error    // the first attachment's outcome (buffered, one value)
 	first   rundir.Entry  // the first daemon's entry, set before ready
 	stopped chan struct{} // closed when the link has stopped
+	// lost says why the link is detached (ErrDaemonLost), nil while it
+	// is attached: written by the link, read by callers (Client.Lost).
+	lost atomic.Pointer[error]
 }
 
 // link is the client's stand-in for the daemon's router and diagnostics
@@ -55,6 +60,7 @@ type link struct {
 	connecting bool
 	attached   bool // attached at least once
 	tries      int
+	lostPID    int // the daemon the link lost, while detached
 	retry      *time.Timer
 	sub        *eventstream.Subscription
 
@@ -210,6 +216,8 @@ func (l *link) onAttach(ctx actor.Context, m *attachResult) {
 		l.tries++
 		d := min(retryMin<<min(l.tries, 6), retryMax)
 		l.cfg.log.Warn("daemon: cannot attach; retrying", "in", d, "err", m.err)
+		l.setLost(fmt.Errorf("%w: the daemon of %s (pid %d) went away, and attaching again failed %d times, the last: %w",
+			ErrDaemonLost, l.cfg.workspace, l.lostPID, l.tries, m.err))
 		root, self := ctx.ActorSystem().Root, ctx.Self()
 		l.retry = time.AfterFunc(d, func() { root.Send(self, &retryConnect{}) })
 		return
@@ -217,6 +225,7 @@ func (l *link) onAttach(ctx actor.Context, m *attachResult) {
 	l.tries = 0
 	l.gen++
 	l.att = m.att
+	l.cfg.lost.Store(nil)
 	if !l.attached {
 		l.attached = true
 		l.cfg.first = m.att.entry
@@ -229,6 +238,8 @@ func (l *link) onAttach(ctx actor.Context, m *attachResult) {
 
 // detach forgets the daemon: every call waits to be sent again.
 func (l *link) detach(ctx actor.Context) {
+	l.lostPID = l.att.entry.PID
+	l.setLost(fmt.Errorf("%w: the daemon of %s (pid %d) went away; attaching again", ErrDaemonLost, l.cfg.workspace, l.lostPID))
 	l.att = nil
 	for seq, c := range l.calls {
 		if c.then != nil {
@@ -239,6 +250,11 @@ func (l *link) detach(ctx actor.Context) {
 	}
 	l.connect(ctx)
 }
+
+// setLost records why the link is detached, for the calls that give up
+// waiting meanwhile: without it, a call whose daemon cannot be started
+// again timed out saying only that it timed out.
+func (l *link) setLost(err error) { l.cfg.lost.Store(&err) }
 
 // onUndelivered: a call did not reach the daemon (its endpoint failed).
 func (l *link) onUndelivered(ctx actor.Context, seq uint64) {

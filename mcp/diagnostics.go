@@ -232,14 +232,12 @@ func (t *tools) checkFiles(files []string) ([]string, []error, error) {
 // unchecked sorts out the files of a diagnostics call that could not be
 // checked, so that one of them does not lose the others' answers.
 // Session.Diagnostics answers such a file with a report of its path alone
-// (no Status) and joins their errors in the order of the files. A file
-// whose servers are broken (not installed, unable to start) or that no
-// server serves gets a report of that status, server_broken or no_server,
-// with the reason: what the diagnostics actor answers when it learns it
-// during the wait, and what agentlsp check reports. Any other such file (a
-// file deleted since checkFiles saw it, ...) is left out, its error
-// returned as skipped. The call fails when its context ended, when the
-// runtime shuts down, or when no file named is left.
+// (no Status) and joins their errors in the order of the files (a file
+// that no server serves, or whose servers are broken, has a report of
+// that status instead: no_server, server_broken). Each such file (a file
+// deleted since checkFiles saw it, ...) is left out, its error returned
+// as skipped. The call fails when its context ended, when the runtime
+// shuts down, or when no file named is left.
 func (t *tools) unchecked(ctx context.Context, files []string, reports []messages.FileReport, err error) ([]messages.FileReport, []error, error) {
 	errs := unjoin(err)
 	var failed []int
@@ -251,21 +249,15 @@ func (t *tools) unchecked(ctx context.Context, files []string, reports []message
 	if ctx.Err() != nil || errors.Is(err, agentlsp.ErrShutdown) || len(failed) != len(errs) {
 		return nil, nil, err
 	}
-	out := slices.Clone(reports)
 	var skipped []error
 	for k, i := range failed {
-		switch e := errs[k]; {
-		case errors.Is(e, messages.ErrServerBroken):
-			out[i] = failedReport(t.abs(files[i]), messages.StatusServerBroken, e)
-		case errors.Is(e, messages.ErrNoServer):
-			out[i] = failedReport(t.abs(files[i]), messages.StatusNoServer, e)
-		case strings.Contains(e.Error(), files[i]):
+		if e := errs[k]; strings.Contains(e.Error(), files[i]) {
 			skipped = append(skipped, e)
-		default: // a server's failure names the server, not the file
+		} else { // a server's failure names the server, not the file
 			skipped = append(skipped, &fileError{path: files[i], err: e})
 		}
 	}
-	out = slices.DeleteFunc(out, func(r messages.FileReport) bool { return r.Status == "" })
+	out := slices.DeleteFunc(slices.Clone(reports), func(r messages.FileReport) bool { return r.Status == "" })
 	if !slices.ContainsFunc(out, func(r messages.FileReport) bool { return !r.Other }) {
 		return nil, nil, err
 	}
@@ -278,22 +270,6 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// failedReport is the report of a file that could not be checked for the
-// reason err gives (one error per server, joined): each server's part
-// named by the server, as the diagnostics actor writes it.
-func failedReport(path string, status messages.Status, err error) messages.FileReport {
-	var why []string
-	for _, e := range unjoin(err) {
-		var se *messages.ServerError
-		if errors.As(e, &se) {
-			why = append(why, se.ServerID+": "+e.Error())
-		} else {
-			why = append(why, strings.TrimPrefix(e.Error(), "agentlsp: "))
-		}
-	}
-	return messages.FileReport{Path: path, URI: paths.URI(path), Status: status, Detail: strings.Join(why, "; ")}
 }
 
 // fileError names the file of an error that names none.

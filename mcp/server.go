@@ -265,6 +265,8 @@ func guard[In, Out any](tl *tools, name string, sc func(In) scope, h sdk.ToolHan
 // timeout or the client's cancellation.
 func explain(ctx context.Context, err error, timeout time.Duration) error {
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, agentlsp.ErrDaemonLost):
+		return fmt.Errorf("%w after %v: no answer from the shared daemon: %w", ErrCallTimeout, timeout, err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%w after %v: the language server did not answer in time (it may still be starting or indexing; try again)", ErrCallTimeout, timeout)
 	case errors.Is(err, context.Canceled):

@@ -243,12 +243,10 @@ func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 		path := ed.Rel(r.report.Path)
 		switch {
 		case r.err != nil:
-			msg := trimPrefix(r.err.Error())
-			if !strings.Contains(msg, r.arg) { // a server's failure names the server, not the file
-				msg = r.arg + ": " + msg
-			}
-			notef(w, "%s", msg)
+			notef(w, "%s", naming(r.arg, r.err.Error()))
 			continue
+		case r.report.Status == messages.StatusNoServer:
+			notef(w, "%s", naming(r.arg, r.report.Detail)) // it says so in words
 		case r.report.Status != messages.StatusFresh && r.report.Detail != "":
 			notef(w, "%s: %s: %s", path, r.report.Status, trimPrefix(r.report.Detail))
 		case r.report.Status != messages.StatusFresh:
@@ -265,6 +263,16 @@ func printNotices(w io.Writer, ed *agentlsp.Editor, results []fileResult) {
 		notef(w, "%d more %s with new errors not shown: %s; check them by name",
 			len(more), plural(len(more), "file"), dedup.FileList(more))
 	}
+}
+
+// naming is msg without its "agentlsp: " prefix, after the file's name
+// when msg does not name it (a server's failure names the server).
+func naming(arg, msg string) string {
+	msg = trimPrefix(msg)
+	if !strings.Contains(msg, arg) {
+		msg = arg + ": " + msg
+	}
+	return msg
 }
 
 // reportsOf returns the reports of results.
@@ -324,8 +332,9 @@ type checkJSON struct {
 }
 
 // fileJSON is one file in checkJSON. Status is a diagnostics status
-// (fresh, timeout, project_error, ...) or, for a file that could not be checked, no_server,
-// server_broken or error, with the reason in Detail.
+// (fresh, timeout, project_error, no_server, server_broken, ...) or, for
+// a file that could not be checked otherwise (deleted, outside the
+// workspace), error; Detail says why.
 type fileJSON struct {
 	Path        string           `json:"path"`
 	Other       bool             `json:"other,omitempty"` // not named: its errors came to light with the check
@@ -367,7 +376,7 @@ func printCheckJSON(w io.Writer, ed *agentlsp.Editor, results []fileResult) erro
 
 func fileEntry(ed *agentlsp.Editor, r fileResult) fileJSON {
 	if r.err != nil {
-		return fileJSON{Path: argPath(ed, r.arg), Status: errStatus(r.err),
+		return fileJSON{Path: argPath(ed, r.arg), Status: "error",
 			Diagnostics: []diagnosticJSON{}, Detail: trimPrefix(r.err.Error())}
 	}
 	f := fileJSON{Path: ed.Rel(r.report.Path), Other: r.report.Other, Status: string(r.report.Status),
@@ -389,15 +398,4 @@ func argPath(ed *agentlsp.Editor, arg string) string {
 		return ed.Rel(arg)
 	}
 	return filepath.ToSlash(filepath.Clean(arg))
-}
-
-// errStatus is the status of a file that could not be checked.
-func errStatus(err error) string {
-	switch {
-	case errors.Is(err, messages.ErrNoServer):
-		return string(messages.StatusNoServer)
-	case errors.Is(err, messages.ErrServerBroken):
-		return string(messages.StatusServerBroken)
-	}
-	return "error"
 }

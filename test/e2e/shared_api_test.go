@@ -166,3 +166,61 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestDialLostDaemonSaysWhy: a runtime of Dial whose daemon was killed
+// and cannot be started again (its agentlsp command is gone) answers a
+// call that gives up with why: ErrDaemonLost, naming the start's failure,
+// not a bare "context deadline exceeded" (through MCP: "the language
+// server did not answer in time (it may still be starting or indexing)",
+// after a minute); once the command is back, the next call is answered
+// by a new daemon.
+func TestDialLostDaemonSaysWhy(t *testing.T) {
+	ws := sharedWorkspace(t)
+	bin := buildAgentlsp(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	defer stopDaemons(t, bin)
+	cmd := filepath.Join(t.TempDir(), "agentlsp")
+	copyBinary(t, bin, cmd)
+	rt, err := agentlsp.Dial(ctx, ws, daemon.WithCommand(cmd), daemon.WithVersion("devel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Shutdown(context.Background())
+	s := rt.Session("agent")
+	file := filepath.Join(ws, "gonav", "total.go")
+	d := daemonStatus(t, bin)
+	if len(d) != 1 {
+		t.Fatalf("daemons %+v, want one", d)
+	}
+	if err := os.Remove(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(d[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	call, stop := context.WithTimeout(ctx, 10*time.Second)
+	_, err = s.Diagnostics(call, []string{file})
+	stop()
+	if !errors.Is(err, agentlsp.ErrDaemonLost) || !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "no such file or directory") {
+		t.Errorf("Diagnostics without a daemon = %v, want ErrDaemonLost naming the failed start", err)
+	}
+	copyBinary(t, bin, cmd)
+	testenv.Eventually(t, 2*time.Minute, "an answer from a new daemon", func() bool {
+		reports, err := s.Diagnostics(ctx, []string{file})
+		return err == nil && reports[0].Status == messages.StatusFresh
+	})
+}
+
+// copyBinary copies the agentlsp binary to dst, executable.
+func copyBinary(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

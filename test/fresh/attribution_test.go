@@ -2,6 +2,7 @@ package fresh
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -293,4 +294,45 @@ func TestClosedFileBrokenIsReported(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestEndedSessionsNameStartsAfresh: a session ended (Session.End) and
+// started again under the same name is a new session: its first
+// diagnostics call names another file's error the ended session had been
+// shown, as the first call of a session of a new name does. Before, the
+// diagnostics actor kept what the ended session had been shown unless it
+// had subscribed to batches, and the new session was never told.
+func TestEndedSessionsNameStartsAfresh(t *testing.T) {
+	ws := workspace(t, attrFiles)
+	rt := start(t, ws)
+	warm(t, rt.Session("warm"), "e/e.go", "c/c.go")
+	ctx := context.Background()
+	brokenE := "package e\n\n// E stands alone.\nfunc E() int { return undefinedE }\n"
+	for try := range 5 {
+		// e/e.go's error, written with a change to the named file: within
+		// the window of a session's first answer.
+		write(t, ws, "c/c.go", attrFiles["c/c.go"]+fmt.Sprintf("\n// try %d\n", try))
+		write(t, ws, "e/e.go", brokenE+fmt.Sprintf("\n// try %d\n", try))
+		a := rt.Session(fmt.Sprintf("A%d", try))
+		_, shown := freshDiagnostics(t, a, "c/c.go")
+		if !has(shown, "e/e.go") {
+			continue // the window passed on a slow machine: try again
+		}
+		if err := a.End(ctx); err != nil {
+			t.Fatal(err)
+		}
+		write(t, ws, "c/c.go", attrFiles["c/c.go"]+fmt.Sprintf("\n// try %d, again\n", try))
+		write(t, ws, "e/e.go", brokenE+fmt.Sprintf("\n// try %d, again\n", try))
+		_, again := freshDiagnostics(t, rt.Session(fmt.Sprintf("A%d", try)), "c/c.go")
+		_, control := freshDiagnostics(t, rt.Session(fmt.Sprintf("B%d", try)), "c/c.go")
+		if !has(control, "e/e.go") {
+			continue
+		}
+		if !has(again, "e/e.go") {
+			t.Errorf("a new session named as an ended one: other files %v, want e/e.go, as a new name's first answer: %v",
+				names(again), names(control))
+		}
+		return
+	}
+	t.Skip("no first answer named e/e.go in 5 tries: the machine is too slow for the first answer's window")
 }
