@@ -249,7 +249,8 @@ const workingPoll = 250 * time.Millisecond
 // working reports whether w's server says it is at work on w's version:
 // diagnosing since the version was sent (what it published of the
 // version may not be all yet), or, before it described the version,
-// starting, reporting work-done progress (loading its workspace), or
+// starting (or stopped until its changing configuration is quiet),
+// reporting work-done progress (loading its workspace), or
 // asked for the version's diagnostics by a pull not answered yet (pyright
 // with 79 files open took 3.2 s to answer one).
 func (a *diagnosticsActor) working(w *edits.Wait) bool {
@@ -257,7 +258,7 @@ func (a *diagnosticsActor) working(w *edits.Wait) bool {
 	if v.broken {
 		return false
 	}
-	return a.diagnosing(w) || !w.Done && (v.state == messages.StateStarting || v.indexing || v.pulls)
+	return a.diagnosing(w) || !w.Done && (v.state == messages.StateStarting || v.reconfiguring() || v.indexing || v.pulls)
 }
 
 // release answers the edit and forgets it.
