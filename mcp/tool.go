@@ -12,6 +12,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/agentlsp/agentlsp/safetext"
 )
 
 // addTool registers a typed tool as sdk.AddTool does (the same schemas,
@@ -139,9 +141,10 @@ func decodeArgs[In any](raw json.RawMessage, a *argsSchema) (In, error) {
 	return args, json.Unmarshal(data, &args)
 }
 
-// errorResult is a tool error answer.
+// errorResult is a tool error answer; its text is escaped as every text
+// content is (textResult).
 func errorResult(err error) *sdk.CallToolResult {
-	var res sdk.CallToolResult
+	res := sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: safetext.Escape(err.Error())}}}
 	res.SetError(err)
 	return &res
 }
