@@ -46,6 +46,7 @@ func New(workspace string, cache *Texts) *View {
 
 // Rel returns path relative to the workspace, or path itself outside it.
 func (e *View) Rel(path string) string {
+	path = paths.Given(path)
 	rel, err := filepath.Rel(e.workspace, path)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return path
@@ -65,6 +66,7 @@ func (e *View) SetText(path, text string) {
 // key is path absolute and clean: the view's maps and the cache know a
 // file by it, however the caller named it.
 func (e *View) key(path string) string {
+	path = paths.Given(path) // a file:// URI names its path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.workspace, path)
 	}

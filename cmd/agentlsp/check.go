@@ -385,6 +385,7 @@ func fileEntry(ed *agentlsp.Editor, r fileResult) fileJSON {
 // argPath is a path argument as the workspace-relative path it names when
 // it is absolute and inside the workspace, else cleaned.
 func argPath(ed *agentlsp.Editor, arg string) string {
+	arg = paths.Given(arg) // a file:// URI names its path
 	if filepath.IsAbs(arg) {
 		return ed.Rel(arg)
 	}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/results"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -53,6 +55,9 @@ func TestQueryGopls(t *testing.T) {
 		{[]string{"documentSymbol", "main.go"}, "function Greeting main.go:6:6\nfunction main main.go:10:6\n"},
 		{[]string{"prepareCallHierarchy", "main.go:6:6"}, "Greeting main.go:6:6\n"},
 		{[]string{"incomingCalls", "main.go:6:6"}, "main main.go:10:6\n"},
+		// A file:// URI names its file ("file does not exist" before).
+		{[]string{"definition", paths.URI(filepath.Join(ws, "main.go")) + ":11:14"}, "main.go:6:6\n"},
+		{[]string{"documentSymbol", paths.URI(filepath.Join(ws, "main.go"))}, "function Greeting main.go:6:6\nfunction main main.go:10:6\n"},
 	}
 	for _, tt := range tests {
 		args := append([]string{"query", "--workspace", ws}, tt.args...)
