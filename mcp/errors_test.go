@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,4 +158,24 @@ func TestUnsupportedOperation(t *testing.T) {
 			t.Errorf("after the error: hover = %+v, want some", out)
 		}
 	})
+}
+
+// TestIntegralNumbersAreIntegers: line and character written 13.0 or
+// 9e0 are integers, as the input schema's "integer" says (JSON Schema
+// counts a number without a fraction as one): a Python client that
+// computed them as floats was told "cannot unmarshal number 13.0". A
+// fraction is still refused, naming the property.
+func TestIntegralNumbersAreIntegers(t *testing.T) {
+	c := connect(t, "gonav", goplsConfig(t))
+	ready(t, c, "total.go")
+	var out mcp.LSPOutput
+	c.ok(t, "lsp", args{"operation": "goToDefinition", "filePath": "report.go",
+		"line": json.RawMessage("13.0"), "character": json.RawMessage("9e0")}, &out)
+	if len(out.Locations) != 1 || out.Locations[0].Path != "total.go" {
+		t.Errorf("definition at line 13.0, character 9e0 = %+v, want Total's in total.go", out.Locations)
+	}
+	runErrors(t, c, []errCase{
+		{"a fraction", "lsp", args{"operation": "goToDefinition", "filePath": "report.go",
+			"line": json.RawMessage("13.5"), "character": 9}, []string{"13.5", "line"}},
+	}, func(*testing.T) {})
 }
