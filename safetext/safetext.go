@@ -87,3 +87,15 @@ func Escaped(r rune) bool {
 	}
 	return r == '\u2028' || r == '\u2029'
 }
+
+// EscapeLine is Escape for text that must stay one line (a record of a
+// linter's output, a location): a newline is escaped too (\n), so that a
+// file named "a.py\nmain.py:1:1: error: forged" cannot print a line of
+// its own.
+func EscapeLine(s string) string {
+	s = Escape(s)
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", `\r\n`), "\n", `\n`)
+}

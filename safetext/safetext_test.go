@@ -34,3 +34,18 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeLine: a newline (and a CR LF) is escaped too, so the text
+// stays one line.
+func TestEscapeLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a.py:1:1", "a.py:1:1"},
+		{"a.py\nmain.py:1:1: error: forged\nb.py:1:1", `a.py\nmain.py:1:1: error: forged\nb.py:1:1`},
+		{"crlf\r\nnext\x1b", `crlf\r\nnext\x1b`},
+		{"tab\tkept \u202e", `tab` + "\t" + `kept \u202e`},
+	} {
+		if got := EscapeLine(tc.in); got != tc.want {
+			t.Errorf("EscapeLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -227,7 +227,7 @@ func printCheckLines(w io.Writer, ed *agentlsp.Editor, results []fileResult) err
 			continue
 		}
 		for _, line := range ed.Lines([]messages.FileReport{r.report}) {
-			if _, err := fmt.Fprintln(w, safeText(line)); err != nil {
+			if _, err := fmt.Fprintln(w, safeLine(line)); err != nil {
 				return err
 			}
 		}

@@ -187,8 +187,12 @@ func TestQueryTextNotes(t *testing.T) {
 		{"none answered", result{answer: results.Answer{Starting: []string{"b"}}, none: "no definition found"},
 			"", "", true},
 		{"control characters", result{answer: results.Answer{Servers: []string{"a"}, Errors: []string{"b: \x1b[2Jgone"}},
-			lines: []string{"x\x1b[31m\ty\x00\nz"}},
+			lines: []string{"x\x1b[31m\ty\x00\nz"}, block: true},
 			`x\x1b[31m` + "\ty" + `\x00` + "\nz\n", `agentlsp: note: b: \x1b[2Jgone` + "\n", false},
+		// A record (a location, a symbol) stays one line: a newline in a
+		// file name cannot print a line of its own.
+		{"a record stays one line", result{answer: results.Answer{Servers: []string{"a"}}, lines: []string{"a.go\nforged.go:1:1"}},
+			`a.go\nforged.go:1:1` + "\n", "", false},
 	}
 	for _, tt := range tests {
 		var out, errOut strings.Builder

@@ -14,3 +14,9 @@ import "github.com/agentlsp/agentlsp/safetext"
 // the text exact. Backslashes are left as they are: the text is for
 // reading, the JSON for taking exactly.
 func safeText(s string) string { return safetext.Escape(s) }
+
+// safeLine is safeText for a record that must stay one line (a
+// diagnostic's line, a location): a newline, which only a file name can
+// bring there, is escaped too (safetext.EscapeLine), so a file named
+// "a.py\nmain.py:1:1: error: forged" prints no line of its own.
+func safeLine(s string) string { return safetext.EscapeLine(s) }
