@@ -118,12 +118,18 @@ func at(op string) args {
 
 // TestTimeouts: a server that does not answer within its request timeout,
 // or within the call timeout, is a tool error; the server keeps serving.
+//
+// Each waits first for the fake to run: under load its start took longer
+// than the 500 ms request timeout, and the hover was answered "still
+// starting" instead of timing out at the server.
 func TestTimeouts(t *testing.T) {
 	c := connect(t, "gonav", fakeConfig(t, 500*time.Millisecond))
+	ready(t, c, "total.go")
 	runErrors(t, c, []errCase{
 		{"server request timeout", "lsp", at("hover"), []string{"hover", "request timed out", "textDocument/hover"}},
 	}, fakeAlive(c))
 	c = connect(t, "gonav", fakeConfig(t, 0), mcp.WithCallTimeout(time.Second))
+	ready(t, c, "total.go")
 	runErrors(t, c, []errCase{
 		{"call timeout", "lsp", at("findReferences"), []string{"findReferences", "timed out after 1s", "did not answer in time"}},
 	}, fakeAlive(c))
