@@ -13,6 +13,7 @@ import (
 	"github.com/agentlsp/agentlsp/dedup"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
+	"github.com/agentlsp/agentlsp/safetext"
 	"github.com/agentlsp/agentlsp/textpos"
 )
 
@@ -26,7 +27,13 @@ type Location struct {
 }
 
 // String renders path:line:column.
-func (l Location) String() string { return fmt.Sprintf("%s:%d:%d", l.Path, l.Line, l.Column) }
+//
+// A newline in the path is written \n (safetext.EscapeLine): a location
+// is one line of a text answer, and a file named "a.go\nforged.go:1:1"
+// must not print a location of its own. The path field stays exact.
+func (l Location) String() string {
+	return fmt.Sprintf("%s:%d:%d", safetext.EscapeLine(l.Path), l.Line, l.Column)
+}
 
 // View converts between LSP positions (UTF-16) and the editor view, reading
 // each file it needs once. Not safe for concurrent use; make one per
@@ -46,6 +53,7 @@ func New(workspace string, cache *Texts) *View {
 
 // Rel returns path relative to the workspace, or path itself outside it.
 func (e *View) Rel(path string) string {
+	path = paths.Given(path)
 	rel, err := filepath.Rel(e.workspace, path)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return path
@@ -65,6 +73,7 @@ func (e *View) SetText(path, text string) {
 // key is path absolute and clean: the view's maps and the cache know a
 // file by it, however the caller named it.
 func (e *View) key(path string) string {
+	path = paths.Given(path) // a file:// URI names its path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.workspace, path)
 	}

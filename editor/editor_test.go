@@ -73,3 +73,17 @@ func TestViewsSeeTheFileAsItIsNow(t *testing.T) {
 }
 
 func asPathError(err error, pe **messages.PathError) bool { return errors.As(err, pe) }
+
+// TestLocationStringIsOneLine: a location is one line of a text answer
+// (the CLI's query, the MCP lsp tool's text): a newline in its path is
+// written \n, so a file named with one cannot print a location of its
+// own. The Path field stays exact.
+func TestLocationStringIsOneLine(t *testing.T) {
+	l := editor.Location{Path: "a.go\nforged.go:9:9", Line: 1, Column: 2}
+	if got, want := l.String(), `a.go\nforged.go:9:9:1:2`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if l.Path != "a.go\nforged.go:9:9" {
+		t.Errorf("Path = %q, changed", l.Path)
+	}
+}

@@ -319,3 +319,39 @@ func TestDiagnosticsSaysWhichOtherFilesItLeftOut(t *testing.T) {
 		t.Errorf("text =\n%s\nwant it to end with%s", text, wantLine)
 	}
 }
+
+// TestDiagnosticsTextEscapesInvisibleCharacters: the text content (what
+// the model reads and a person sees in the agent's transcript) escapes a
+// server's control characters and the invisible characters that reorder
+// or hide text, in the message and in the file name, as the CLI's text
+// does; the structured content keeps both exact. Before, they went raw
+// into the text.
+func TestDiagnosticsTextEscapesInvisibleCharacters(t *testing.T) {
+	cmd, fargs, env := testenv.FakeServer(t)
+	fake := &config.Server{ID: "fake", Command: cmd, Args: fargs, Env: env, Extensions: map[string]string{".go": "go"},
+		RootMarkers: []string{"go.mod"}}
+	c := connect(t, "gonav", agentlsp.Config{Registry: config.RegistryOf(fake)})
+	msg := "access \u202e} \u2066admin\u2069 {\u202c \x1b[2J zero\u200bwidth tag\U000E0041"
+	name := "evil\u202eog.go"
+	if err := os.WriteFile(filepath.Join(c.ws, name), []byte("ERROR: "+msg+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out mcp.DiagnosticsOutput
+	text := c.ok(t, "diagnostics", mcp.DiagnosticsInput{Files: []string{name}}, &out)
+	if len(out.Files) != 1 || out.Files[0].Path != name || len(out.Files[0].Diagnostics) != 1 || out.Files[0].Diagnostics[0].Message != msg {
+		t.Errorf("structured files = %+v, want %q with the exact message %q", out.Files, name, msg)
+	}
+	for _, want := range []string{`file="evil\u202eog.go"`, `access \u202e} \u2066admin\u2069 {\u202c \x1b[2J zero\u200bwidth tag\U000e0041`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%q", want, text)
+		}
+	}
+	if strings.ContainsAny(text, "\u202e\u2066\u200b\x1b\U000E0041") {
+		t.Errorf("text holds the characters raw:\n%q", text)
+	}
+	// A tool error names the file the same way.
+	res := c.call(t, "lsp", mcp.LSPInput{Operation: "hover", FilePath: "gone\u202eog.go", Line: 1, Character: 1})
+	if text := resultText(t, res); !res.IsError || !strings.Contains(text, `gone\u202eog.go`) || strings.Contains(text, "\u202e") {
+		t.Errorf("hover of a missing file: error %v, text %q; want an error naming gone\\u202eog.go escaped", res.IsError, text)
+	}
+}

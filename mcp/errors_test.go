@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,12 +118,18 @@ func at(op string) args {
 
 // TestTimeouts: a server that does not answer within its request timeout,
 // or within the call timeout, is a tool error; the server keeps serving.
+//
+// Each waits first for the fake to run: under load its start took longer
+// than the 500 ms request timeout, and the hover was answered "still
+// starting" instead of timing out at the server.
 func TestTimeouts(t *testing.T) {
 	c := connect(t, "gonav", fakeConfig(t, 500*time.Millisecond))
+	ready(t, c, "total.go")
 	runErrors(t, c, []errCase{
 		{"server request timeout", "lsp", at("hover"), []string{"hover", "request timed out", "textDocument/hover"}},
 	}, fakeAlive(c))
 	c = connect(t, "gonav", fakeConfig(t, 0), mcp.WithCallTimeout(time.Second))
+	ready(t, c, "total.go")
 	runErrors(t, c, []errCase{
 		{"call timeout", "lsp", at("findReferences"), []string{"findReferences", "timed out after 1s", "did not answer in time"}},
 	}, fakeAlive(c))
@@ -157,4 +164,24 @@ func TestUnsupportedOperation(t *testing.T) {
 			t.Errorf("after the error: hover = %+v, want some", out)
 		}
 	})
+}
+
+// TestIntegralNumbersAreIntegers: line and character written 13.0 or
+// 9e0 are integers, as the input schema's "integer" says (JSON Schema
+// counts a number without a fraction as one): a Python client that
+// computed them as floats was told "cannot unmarshal number 13.0". A
+// fraction is still refused, naming the property.
+func TestIntegralNumbersAreIntegers(t *testing.T) {
+	c := connect(t, "gonav", goplsConfig(t))
+	ready(t, c, "total.go")
+	var out mcp.LSPOutput
+	c.ok(t, "lsp", args{"operation": "goToDefinition", "filePath": "report.go",
+		"line": json.RawMessage("13.0"), "character": json.RawMessage("9e0")}, &out)
+	if len(out.Locations) != 1 || out.Locations[0].Path != "total.go" {
+		t.Errorf("definition at line 13.0, character 9e0 = %+v, want Total's in total.go", out.Locations)
+	}
+	runErrors(t, c, []errCase{
+		{"a fraction", "lsp", args{"operation": "goToDefinition", "filePath": "report.go",
+			"line": json.RawMessage("13.5"), "character": 9}, []string{"13.5", "line"}},
+	}, func(*testing.T) {})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/agentlsp/agentlsp"
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/mcp"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
 
@@ -121,6 +122,12 @@ func TestGoplsNavigation(t *testing.T) {
 				Range: &agentlsp.EditorLocation{Path: "report.go", Line: 7, Column: 28, EndLine: 7, EndColumn: 33}}},
 			"hover at report.go:7:28 (gopls):\n```go\nfunc Total(shapes []Shape) float64\n```\n\n---\n\nTotal adds up the areas of shapes.\n\n\n---\n\n" +
 				"[`gonav.Total` on pkg.go.dev](https://pkg.go.dev/example.com/gonav#Total)\n"},
+		{"hover by file URI", mcp.LSPInput{Operation: mcp.OpHover, FilePath: paths.URI(c.ws + "/report.go"), Line: 7, Character: 28},
+			mcp.LSPOutput{Operation: mcp.OpHover, Servers: gopls, Hover: &mcp.Hover{
+				Text: "```go\nfunc Total(shapes []Shape) float64\n```\n\n---\n\nTotal adds up the areas of shapes.\n\n\n---\n\n" +
+					"[`gonav.Total` on pkg.go.dev](https://pkg.go.dev/example.com/gonav#Total)",
+				Range: &agentlsp.EditorLocation{Path: "report.go", Line: 7, Column: 28, EndLine: 7, EndColumn: 33}}},
+			""},
 		{"implementations of the interface", mcp.LSPInput{Operation: mcp.OpImplementation, FilePath: "shapes.go", Line: 9, Symbol: "Shape"},
 			mcp.LSPOutput{Operation: mcp.OpImplementation, Servers: gopls, Locations: []agentlsp.EditorLocation{
 				loc("shapes.go", 14, 6, 14, 12), loc("shapes.go", 24, 6, 24, 12)}}, ""},

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/results"
 )
 
@@ -261,6 +262,7 @@ func (t *tools) file(in LSPInput) (string, error) {
 
 // abs returns a path the agent gave as an absolute path.
 func (t *tools) abs(path string) string {
+	path = paths.Given(path) // a file:// URI names its path
 	if filepath.IsAbs(path) {
 		return filepath.Clean(path)
 	}

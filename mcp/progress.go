@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -194,6 +195,8 @@ func activity(info messages.ServerInfo) string {
 	switch {
 	case info.Broken:
 		return ""
+	case info.State == messages.StateError && errors.Is(info.Err, messages.ErrReconfiguring):
+		return "waiting for its configuration files to stop changing"
 	case info.State == messages.StateError && info.Err != nil:
 		return "restarting after a crash (" + firstLine(info.Err.Error()) + ")"
 	case info.State == messages.StateError:

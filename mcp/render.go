@@ -3,6 +3,8 @@ package mcp
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentlsp/agentlsp/safetext"
 )
 
 // render writes an lsp answer as compact text for the model: a header
@@ -94,7 +96,7 @@ func (v *view) renderSymbols(b *strings.Builder, out LSPOutput, in LSPInput) {
 	if out.Operation == OpWorkspaceSymbol {
 		what += fmt.Sprintf(" matching %q", in.Query)
 	} else {
-		what += " in " + v.ed.Rel(in.FilePath)
+		what += " in " + safetext.EscapeLine(v.ed.Rel(in.FilePath)) // a header is one line
 	}
 	renderHeader(b, out, what, len(out.Symbols))
 	for _, s := range out.Symbols {

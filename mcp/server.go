@@ -60,6 +60,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/safetext"
 )
 
 // DefaultCallTimeout bounds one tool call.
@@ -275,9 +276,16 @@ func explain(ctx context.Context, err error, timeout time.Duration) error {
 	return err
 }
 
-// textResult is a result whose content is text.
+// textResult is a result whose content is text, for the model and for
+// whoever reads the agent's transcript: control characters, and the
+// invisible characters that reorder or hide text (bidirectional
+// overrides, zero-width characters, tag characters), are escaped
+// (safetext.Escape), so what a server or a file name says cannot show
+// itself otherwise to a person than it reads to the model, nor carry
+// words only the model sees. The structured content keeps every name and
+// message exact.
 func textResult(text string) *sdk.CallToolResult {
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: safetext.Escape(text)}}}
 }
 
 // quietStop is the SDK's logger: a client that goes away, or a signal, is

@@ -5,13 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/agentlsp/agentlsp/safetext"
 )
 
 // addTool registers a typed tool as sdk.AddTool does (the same schemas,
@@ -74,10 +78,12 @@ type argsSchema struct {
 	required []string
 	enums    map[string][]any
 	defaults map[string]json.RawMessage
+	integers map[string]bool // properties of type integer
 }
 
 func argsSchemaOf(s *jsonschema.Schema) *argsSchema {
-	a := &argsSchema{known: map[string]bool{}, required: s.Required, enums: map[string][]any{}, defaults: map[string]json.RawMessage{}}
+	a := &argsSchema{known: map[string]bool{}, required: s.Required, enums: map[string][]any{},
+		defaults: map[string]json.RawMessage{}, integers: map[string]bool{}}
 	names := make([]string, 0, len(s.Properties))
 	for name, p := range s.Properties {
 		a.known[name] = true
@@ -87,6 +93,9 @@ func argsSchemaOf(s *jsonschema.Schema) *argsSchema {
 		}
 		if len(p.Default) > 0 {
 			a.defaults[name] = p.Default
+		}
+		if p.Type == "integer" {
+			a.integers[name] = true
 		}
 	}
 	slices.Sort(names)
@@ -122,6 +131,13 @@ func decodeArgs[In any](raw json.RawMessage, a *argsSchema) (In, error) {
 		}
 	}
 	data := raw
+	for name := range a.integers {
+		if v, ok := m[name]; ok {
+			if n, ok := integral(v); ok {
+				m[name], data = n, nil
+			}
+		}
+	}
 	for name, d := range a.defaults {
 		if _, ok := m[name]; !ok {
 			m[name], data = d, nil
@@ -139,9 +155,26 @@ func decodeArgs[In any](raw json.RawMessage, a *argsSchema) (In, error) {
 	return args, json.Unmarshal(data, &args)
 }
 
-// errorResult is a tool error answer.
+// integral returns a JSON number written with a fraction or an exponent
+// (6.0, 6e0) as the integer it is, which JSON Schema's "integer" accepts
+// and Go's decoder into an int does not: a Python client that computed a
+// line as a float sends 6.0, and was told it "cannot unmarshal number
+// 6.0". Other values, 6.5 among them, are left to the decoder to refuse.
+func integral(v json.RawMessage) (json.RawMessage, bool) {
+	if !bytes.ContainsAny(v, ".eE") {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(string(bytes.TrimSpace(v)), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return nil, false
+	}
+	return json.RawMessage(strconv.FormatInt(int64(f), 10)), true
+}
+
+// errorResult is a tool error answer; its text is escaped as every text
+// content is (textResult).
 func errorResult(err error) *sdk.CallToolResult {
-	var res sdk.CallToolResult
+	res := sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: safetext.Escape(err.Error())}}}
 	res.SetError(err)
 	return &res
 }

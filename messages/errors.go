@@ -31,6 +31,9 @@ var (
 	ErrUnsupported = errors.New("agentlsp: not supported by the server")
 	// ErrSpawn: a server's command cannot be started (*SpawnError).
 	ErrSpawn = errors.New("agentlsp: cannot start the server")
+	// ErrReconfiguring: the server is stopped while its configuration
+	// files keep changing; it starts again once they are quiet.
+	ErrReconfiguring = errors.New("agentlsp: the server's configuration is changing")
 )
 
 // SpawnError says that a server's command cannot be started (missing,

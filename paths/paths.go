@@ -81,11 +81,17 @@ func notRegular(path string, mode fs.FileMode) error {
 // that it stays inside workspace once ".." and symlinks are resolved. A
 // path that does not exist is resolved as far as its existing parent. An
 // absolute path spelled through a symlink to the workspace is inside it.
+//
+// A file:// URI names its path: agents that speak LSP pass one, which was
+// taken for a relative path and answered "file does not exist".
 func InWorkspace(workspace, path string) (string, error) {
 	if err := checkSyntax(path); err != nil {
 		return "", err
 	}
-	abs := path
+	abs, err := fromGiven(path)
+	if err != nil {
+		return "", err
+	}
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(workspace, abs)
 	}
@@ -121,6 +127,35 @@ func checkSyntax(path string) error {
 		return &messages.PathError{Path: clip(path), Kind: messages.ErrInvalidPath, Detail: "it holds a NUL byte"}
 	}
 	return nil
+}
+
+// fromGiven is the path a caller gave, or the path of the file:// URI it
+// gave (a relative path never begins so: it would name a directory
+// "file:" with an empty name below it).
+func fromGiven(path string) (string, error) {
+	if !isFileURI(path) {
+		return path, nil
+	}
+	p := FromURI(path)
+	if p == "" || !filepath.IsAbs(p) {
+		return "", &messages.PathError{Path: clip(path), Kind: messages.ErrInvalidPath,
+			Detail: "a file:// URI whose path cannot be read; give a path relative to the workspace"}
+	}
+	return p, nil
+}
+
+// Given is the path a caller gave as InWorkspace reads it: the path of a
+// file:// URI, else path itself (a malformed URI too, which InWorkspace
+// refuses).
+func Given(path string) string {
+	if p := FromURI(path); isFileURI(path) && filepath.IsAbs(p) {
+		return p
+	}
+	return path
+}
+
+func isFileURI(path string) bool {
+	return len(path) >= len("file://") && strings.EqualFold(path[:len("file://")], "file://")
 }
 
 // clip shortens a path quoted in an error.

@@ -43,6 +43,13 @@ func TestInWorkspace(t *testing.T) {
 		{"", "", messages.ErrInvalidPath},
 		{strings.Repeat("a", paths.MaxPath+1), "", messages.ErrInvalidPath},
 		{"a\x00b", "", messages.ErrInvalidPath},
+		// A file:// URI names its path (agents that speak LSP pass one).
+		{"file://" + filepath.Join(ws, "pkg", "a.go"), filepath.Join(ws, "pkg", "a.go"), nil},
+		{"FILE://" + filepath.Join(ws, "inner", "a.go"), filepath.Join(ws, "pkg", "a.go"), nil},
+		{paths.URI(filepath.Join(ws, "pkg", "a b.go")), filepath.Join(ws, "pkg", "a b.go"), nil}, // %20
+		{"file://" + filepath.Join(outside, "s.go"), "", messages.ErrOutsideWorkspace},
+		{"file://%zz", "", messages.ErrInvalidPath},
+		{"file://relative/a.go", "", messages.ErrOutsideWorkspace}, // a host: //relative/a.go
 	}
 	for _, tt := range tests {
 		got, err := paths.InWorkspace(ws, tt.path)

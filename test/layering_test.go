@@ -24,6 +24,7 @@ const module = "github.com/agentlsp/agentlsp"
 var rank = map[string]int{
 	"messages":                 0,
 	"textpos":                  0,
+	"safetext":                 0, // text shown to terminals and transcripts, escaped
 	"lookpath":                 0, // a server's command on PATH, past rustup's proxies
 	"paths":                    1,
 	"transport":                1,

@@ -17,7 +17,11 @@ const maxQuoted = 120
 // whole-word occurrence, the error wraps ErrSymbolNotFound and quotes the
 // line (cut to 120 bytes), saying when the symbol occurs only inside
 // longer words.
+//
+// Spaces around symbol are no part of it: " target" was matched at the
+// space before target, where a server finds nothing.
 func SymbolColumn(line, symbol string) (int, error) {
+	symbol = strings.TrimSpace(symbol)
 	if symbol == "" {
 		return 0, errorf(ErrSymbolNotFound, "empty symbol")
 	}

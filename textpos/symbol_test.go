@@ -29,6 +29,11 @@ func TestSymbolColumn(t *testing.T) {
 		{"Foo", "Foo", 0, ""},
 		{"x := 1", "y", 0, `textpos: symbol "y" not found in line "x := 1"`},
 		{"x := 1", "", 0, "textpos: empty symbol"},
+		// Spaces around a name are no part of it: " target" found the
+		// space before target, and the server had nothing there.
+		{"x := target(); _ = x", " target", 5, ""},
+		{"x := target(); _ = x", "target\n", 5, ""},
+		{"x := 1", " \t", 0, "textpos: empty symbol"},
 	}
 	for _, tt := range tests {
 		got, err := SymbolColumn(tt.line, tt.symbol)

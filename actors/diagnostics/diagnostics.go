@@ -1,6 +1,7 @@
 package diagnostics
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -257,6 +258,12 @@ func (a *diagnosticsActor) onStarted(ctx actor.Context) {
 
 func (a *diagnosticsActor) now() time.Time { return a.cfg.Clock.Now() }
 
+// reconfiguring: the server is stopped until its changing configuration
+// files are quiet (messages.ErrReconfiguring); it will start again.
+func (v *serverView) reconfiguring() bool {
+	return v.state == messages.StateError && !v.broken && errors.Is(v.err, messages.ErrReconfiguring)
+}
+
 func (a *diagnosticsActor) server(k messages.ServerKey) *serverView {
 	v, ok := a.servers[k]
 	if !ok {
@@ -272,7 +279,7 @@ func (a *diagnosticsActor) onState(ctx actor.Context, m *messages.StateChanged) 
 		v.workEnded = a.now()
 	}
 	v.state, v.broken, v.err = m.State, m.Broken, m.Err
-	if m.State == messages.StateError && m.Err != nil {
+	if m.State == messages.StateError && m.Err != nil && !errors.Is(m.Err, messages.ErrReconfiguring) {
 		v.crash = m.Err
 	}
 	if m.State != messages.StateRunning {

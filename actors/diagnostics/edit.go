@@ -251,12 +251,13 @@ const workingPoll = 250 * time.Millisecond
 // working reports whether w's server says it is at work on w's version:
 // diagnosing since the version was sent (what it published of the
 // version may not be all yet), or, before it described the version,
-// starting, reporting work-done progress (loading its workspace), asked
-// for the version's diagnostics by a pull not answered yet (pyright with
-// 79 files open took 3.2 s to answer one), or within e's timeout of the
-// end of such work: a wait that polled in the gap between gopls's end of
-// loading and the begin of its diagnosis timed out, where one that polled
-// 0.3 s later was answered fresh.
+// starting (or stopped until its changing configuration is quiet),
+// reporting work-done progress (loading its workspace), asked for the
+// version's diagnostics by a pull not answered yet (pyright with 79 files
+// open took 3.2 s to answer one), or within e's timeout of the end of
+// such work: a wait that polled in the gap between gopls's end of loading
+// and the begin of its diagnosis timed out, where one that polled 0.3 s
+// later was answered fresh.
 func (a *diagnosticsActor) working(e *edits.Edit, w *edits.Wait) bool {
 	v := a.server(w.ServerKey)
 	if v.broken {
@@ -265,7 +266,7 @@ func (a *diagnosticsActor) working(e *edits.Edit, w *edits.Wait) bool {
 	if a.diagnosing(w) {
 		return true
 	}
-	atWork := v.state == messages.StateStarting || v.indexing || v.pulls
+	atWork := v.state == messages.StateStarting || v.reconfiguring() || v.indexing || v.pulls
 	return !w.Done && (atWork || a.now().Sub(v.workEnded) < cmp.Or(e.Req.Timeout, DefaultEditTimeout))
 }
 

@@ -165,6 +165,8 @@ func (a *diagnosticsActor) waitStatus(e *edits.Edit, w *edits.Wait, timedOut str
 			timedOut + "): these are its diagnostics of this version so far"
 	case w.Done:
 		return messages.StatusFresh, ""
+	case v.reconfiguring():
+		return messages.StatusNotReady, "the server's configuration is changing (" + causeOf(v.err) + "); " + timedOut
 	case v.state == messages.StateError:
 		return messages.StatusNotReady, "the server crashed and is starting again; " + timedOut + "; " + errText(v.err)
 	case v.crash != nil:
@@ -204,6 +206,16 @@ func (a *diagnosticsActor) busy(e *edits.Edit, w *edits.Wait) string {
 // project: the server's own message, for the user to fix the project.
 func loadText(failure string) string {
 	return "the server could not load the project: " + failure
+}
+
+// causeOf is a server error's cause alone, without the kind and the
+// server that the answer's detail says already.
+func causeOf(err error) string {
+	var se *messages.ServerError
+	if errors.As(err, &se) && se.Cause != "" {
+		return se.Cause
+	}
+	return errText(err)
 }
 
 func errText(err error) string {

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -24,6 +26,25 @@ import (
 // write) was answered with the old settings, and counted as fresh. A
 // pyrightconfig.json created beside a pyproject.toml it never takes until
 // it restarts: every answer said fresh with the old settings.
+//
+// A tool that rewrites such a file again and again (every 200 ms for
+// 10 s) restarted the server at each watcher batch, and pyright never
+// lived long enough to answer. So planned restarts are bounded: the
+// first change restarts at once, but one within reconfigureGap of the
+// last planned restart stops the process and starts the next only once
+// the configuration has been unchanged for reconfigureQuiet (and the gap
+// has passed). Meanwhile there is no process to answer with a
+// configuration that is no longer on disk: requests wait (for their own
+// deadlines), and diagnostics say not_ready because the configuration
+// is changing (ErrReconfiguring).
+const (
+	reconfigureGap   = 2 * time.Second
+	reconfigureQuiet = 500 * time.Millisecond
+)
+
+// reconfigureDue: the wait of a held planned restart (reconfigure) may
+// be over.
+type reconfigureDue struct{}
 
 // configChanged returns the first change in m of one of the server's
 // configuration files, if any.
@@ -55,22 +76,87 @@ func (a *serverActor) configChanged(m *messages.FilesChanged) (string, bool) {
 // on disk. Every document's next touch is a new version (NoteChange), so
 // that what the old process said of a document never answers for it
 // again. A process that runs or starts is shut down gracefully in the
-// background while the next one starts; the requests it had in flight
-// are sent again to the next one, as after a crash, but the restart
-// spends no crash budget and counts as no crash. A server not running
-// (its restart after a crash pending, broken, stopped) reads its
-// configuration when it next starts.
+// background; the requests it had in flight are sent again to the next
+// one, as after a crash, but the restart spends no crash budget and
+// counts as no crash. The next process starts at once, unless a planned
+// restart came less than reconfigureGap ago: then it waits until the
+// configuration is quiet (holdReconfigure). A server not running (its
+// restart after a crash pending, broken, stopped, or a planned restart
+// held) reads its configuration when it next starts.
 func (a *serverActor) reconfigure(ctx actor.Context, file string) {
 	a.st.docs.NoteChange()
+	now := a.cfg.Clock.Now()
+	a.configChangedAt = now
 	if a.inc == nil {
 		return
 	}
-	a.st.reconfigured++
-	a.cfg.Logger.Info("language server configuration changed; restarting it", "server", a.cfg.Server.ID,
-		"root", a.cfg.Root, "file", file)
 	a.inc.shutdown(a.cfg.Reaper, a.lim.ShutdownTimeout)
 	a.inc = nil
 	a.osPID = 0
+	if since := now.Sub(a.st.reconfiguredAt); !a.st.reconfiguredAt.IsZero() && since < reconfigureGap {
+		a.holdReconfigure(ctx, file, since)
+		return
+	}
+	a.cfg.Logger.Info("language server configuration changed; restarting it", "server", a.cfg.Server.ID,
+		"root", a.cfg.Root, "file", file)
 	a.holdForRestart(ctx, a.serverError(messages.ErrServerCrashed, errReconfigured, nil), false)
+	a.restartReconfigured(ctx, now)
+}
+
+// holdReconfigure leaves the server stopped until its configuration is
+// quiet: its state is StateError with ErrReconfiguring, which is what a
+// call that times out meanwhile, and a diagnostics answer, say.
+func (a *serverActor) holdReconfigure(ctx actor.Context, file string, since time.Duration) {
+	rel, err := filepath.Rel(a.cfg.Root, file)
+	if err != nil {
+		rel = file
+	}
+	cause := fmt.Errorf("%s changed again %v after the server restarted for a change of its configuration; "+
+		"it starts again once its configuration files are unchanged for %v", filepath.ToSlash(rel),
+		since.Round(time.Millisecond), reconfigureQuiet)
+	serr := a.serverError(messages.ErrReconfiguring, cause, nil)
+	a.lastErr = serr
+	a.cfg.Logger.Info("language server configuration changing; holding its restart", "server", a.cfg.Server.ID,
+		"root", a.cfg.Root, "file", file)
+	a.setState(ctx, messages.StateError, serr)
+	a.holdForRestart(ctx, serr, false)
+	a.timers.After(a.reconfigureWait(a.cfg.Clock.Now()), &reconfigureDue{})
+}
+
+// reconfigureWait is how long a held planned restart still waits at now:
+// until the configuration has been quiet for reconfigureQuiet and the
+// last planned restart is reconfigureGap old.
+func (a *serverActor) reconfigureWait(now time.Time) time.Duration {
+	due := a.configChangedAt.Add(reconfigureQuiet)
+	if gap := a.st.reconfiguredAt.Add(reconfigureGap); gap.After(due) {
+		due = gap
+	}
+	return max(0, due.Sub(now))
+}
+
+// onReconfigureDue starts a held planned restart once its wait is over;
+// a change meanwhile moved the wait on, and only the server's state says
+// whether it is still held (a crash restart or a stop took over).
+func (a *serverActor) onReconfigureDue(ctx actor.Context) {
+	if a.inc != nil || a.broken || a.state != messages.StateError || !isReconfiguring(a.lastErr) {
+		return
+	}
+	now := a.cfg.Clock.Now()
+	if wait := a.reconfigureWait(now); wait > 0 {
+		a.timers.After(wait, &reconfigureDue{})
+		return
+	}
+	a.cfg.Logger.Info("language server configuration quiet; starting it", "server", a.cfg.Server.ID, "root", a.cfg.Root)
+	a.restartReconfigured(ctx, now)
+}
+
+func (a *serverActor) restartReconfigured(ctx actor.Context, now time.Time) {
+	a.st.reconfigured++
+	a.st.reconfiguredAt = now
 	a.start(ctx)
+}
+
+func isReconfiguring(err error) bool {
+	se, ok := err.(*messages.ServerError)
+	return ok && se.Kind == messages.ErrReconfiguring
 }

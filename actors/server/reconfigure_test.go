@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,12 +75,21 @@ func TestConfigFileChangeRestartsTheServer(t *testing.T) {
 		t.Errorf("hover in flight at the restart: %+v, want the next process's answer", r)
 	}
 
+	// Two more changes at once: the second may come within the first's
+	// restart, which it then holds until the configuration is quiet, so
+	// they make one or two restarts.
 	changed("sub/x.cfg", messages.FileChanged)
 	changed("fake.toml", messages.FileDeleted)
-	h.AwaitState(messages.StateRunning, 4, 30*time.Second)
-	if st := h.Status(pid); st.Restarts != 0 || st.Broken || st.Reconfigured != 3 || st.OpenDocuments[docURI] == 0 {
-		t.Errorf("status = restarts %d, broken %v, reconfigured %d, documents %v; want no crash, three planned restarts, the document open",
-			st.Restarts, st.Broken, st.Reconfigured, st.OpenDocuments)
+	st := h.Status(pid)
+	for deadline := time.Now().Add(30 * time.Second); st.State != messages.StateRunning || st.Incarnation < 3; st = h.Status(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after two more changes: state %v, incarnation %d; want running again", st.State, st.Incarnation)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st.Restarts != 0 || st.Broken || st.Reconfigured != st.Incarnation-1 || st.Reconfigured > 3 || st.OpenDocuments[docURI] == 0 {
+		t.Errorf("status = restarts %d, broken %v, reconfigured %d in incarnation %d, documents %v; want no crash, two or three planned restarts, the document open",
+			st.Restarts, st.Broken, st.Reconfigured, st.Incarnation, st.OpenDocuments)
 	}
 }
 
@@ -96,4 +107,65 @@ func TestConfigFileChangeWhileStartingRestartsAgain(t *testing.T) {
 	if st := h.Status(pid); st.Incarnation != 2 || st.Reconfigured != 1 {
 		t.Errorf("incarnation %d, reconfigured %d; want the start abandoned for a second", st.Incarnation, st.Reconfigured)
 	}
+}
+
+// TestConfigFileStormHoldsTheRestart: a tool that rewrites a
+// configuration file again and again restarted the server once per
+// change (40 restarts here), and a server that needs a second to start
+// never answered. Now the first change restarts at once, the next ones
+// stop the server until the file has been quiet: it is held in
+// StateError with ErrReconfiguring (what diagnostics and timeouts say),
+// a request sent meanwhile waits, and one restart after the storm
+// serves it with the file's last text. The bound on restarts is counted
+// from the pauses the storm really had, so a slow machine cannot fail it.
+func TestConfigFileStormHoldsTheRestart(t *testing.T) {
+	h := actortest.New(t)
+	root := t.TempDir()
+	srv, _ := actortest.FakeServer(t, "--pull", "--no-push", "--config-file", "fake.toml")
+	srv.ConfigFiles = []string{"fake.toml"}
+	pid := h.Spawn(srv, root, nil)
+	h.Open(pid, docURI, "one\n")
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+
+	p := filepath.Join(root, "fake.toml")
+	pauses, last := 0, time.Now()
+	var held *messages.ServerStatus
+	for i := range 40 {
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("v%d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileChanged}}})
+		if st := h.Status(pid); st.State == messages.StateError && held == nil {
+			held = st
+		}
+		time.Sleep(50 * time.Millisecond)
+		if now := time.Now(); now.Sub(last) >= 400*time.Millisecond {
+			pauses++ // the machine stalled: the configuration may have been quiet
+		}
+		last = time.Now()
+	}
+	if held == nil || !errors.Is(held.LastErr, messages.ErrReconfiguring) || !strings.Contains(held.LastErr.Error(), "fake.toml changed again") {
+		t.Errorf("during the storm: status %+v, want StateError with ErrReconfiguring naming fake.toml", held)
+	}
+	answer := make(chan *messages.Response, 1)
+	// Ends with the hover's answer or its 30 s bound; read below.
+	go func() {
+		params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": docURI}, "position": map[string]int{}})
+		res, _ := h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1),
+			Method: "textDocument/hover", Params: params, Timeout: 20 * time.Second}, 30*time.Second).Result()
+		r, _ := res.(*messages.Response)
+		answer <- r
+	}()
+	got := h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool {
+		return d.Pulled && len(d.Diagnostics) > 0 && d.Diagnostics[0].Message == "config: v39"
+	})
+	if r := <-answer; r == nil || r.Err != nil {
+		t.Errorf("hover sent while the restart was held: %+v, want the next process's answer", r)
+	}
+	st := h.Status(pid)
+	if bound := 2 + pauses; st.Reconfigured > bound || st.Restarts != 0 || st.State != messages.StateRunning {
+		t.Errorf("after 40 changes (%d pauses): reconfigured %d, restarts %d, state %v; want at most %d planned restarts, no crash, running",
+			pauses, st.Reconfigured, st.Restarts, st.State, bound)
+	}
+	t.Logf("40 changes: %d planned restarts, incarnation %d of the diagnostics %v", st.Reconfigured, got.Incarnation, got.Diagnostics[0].Message)
 }

@@ -85,8 +85,9 @@ type durable struct {
 	gen      int // incarnations started
 	restarts int // after crashes
 	// reconfigured counts the restarts after a change of a configuration
-	// file (reconfigure.go).
-	reconfigured int
+	// file (reconfigure.go), and reconfiguredAt is when the last one began.
+	reconfigured   int
+	reconfiguredAt time.Time
 }
 
 // serverActor owns one language-server process (one incarnation at a
@@ -156,6 +157,9 @@ type serverActor struct {
 	afterReady []uint64
 	// load is what the server said of its project's load (load.go).
 	load loadWatch
+	// configChangedAt is when a configuration file last changed
+	// (reconfigure.go).
+	configChangedAt time.Time
 }
 
 // Receive dispatches one message; it never blocks.
@@ -202,6 +206,8 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 		a.onCheckSaveNow(ctx, m)
 	case *readyOver:
 		a.onReadyOver(ctx, m)
+	case *reconfigureDue:
+		a.onReconfigureDue(ctx)
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
 		*messages.SaveDocument, *messages.CloseDocument:
 		a.activity++

@@ -227,7 +227,7 @@ func printCheckLines(w io.Writer, ed *agentlsp.Editor, results []fileResult) err
 			continue
 		}
 		for _, line := range ed.Lines([]messages.FileReport{r.report}) {
-			if _, err := fmt.Fprintln(w, safeText(line)); err != nil {
+			if _, err := fmt.Fprintln(w, safeLine(line)); err != nil {
 				return err
 			}
 		}
@@ -394,6 +394,7 @@ func fileEntry(ed *agentlsp.Editor, r fileResult) fileJSON {
 // argPath is a path argument as the workspace-relative path it names when
 // it is absolute and inside the workspace, else cleaned.
 func argPath(ed *agentlsp.Editor, arg string) string {
+	arg = paths.Given(arg) // a file:// URI names its path
 	if filepath.IsAbs(arg) {
 		return ed.Rel(arg)
 	}

@@ -456,3 +456,62 @@ func TestCheckProjectThatDoesNotLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckEscapesInvisibleCharacters: a server's message and a file name
+// holding the characters that make a terminal show text other than it
+// is (Trojan Source's bidirectional overrides and isolates, zero-width
+// characters, a byte-order mark, a line separator) are printed with
+// them escaped; --json keeps both exact. Before, only controls were.
+func TestCheckEscapesInvisibleCharacters(t *testing.T) {
+	ws := t.TempDir()
+	msg := "access \u202e} \u2066admin\u2069 {\u202c zero\u200bwidth \ufeffbom line\u2028sep"
+	name := "evil\u202egnp.fk"
+	writeFile(t, ws, name, "ERROR: "+msg+"\n")
+	cfg := fakeConfig(t, ws)
+	args := []string{"check", "--workspace", ws, "--config", cfg, name}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	want := `evil\u202egnp.fk:1:1: error: access \u202e} \u2066admin\u2069 {\u202c zero\u200bwidth \ufeffbom line\u2028sep [fake/E1]` + "\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	args = []string{"check", "--workspace", ws, "--config", cfg, "--json", name}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	var doc checkJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	if len(doc.Files) != 1 || doc.Files[0].Path != name || len(doc.Files[0].Diagnostics) != 1 || doc.Files[0].Diagnostics[0].Message != msg {
+		t.Errorf("--json files = %+v, want %q's diagnostic with the message %q", doc.Files, name, msg)
+	}
+}
+
+// TestCheckFileNameCannotForgeALine: a file whose name holds a newline
+// printed it raw, and its name's second line read as a diagnostic of its
+// own ("main.fk:1:1: error: forged") to whatever parses the output; the
+// newline is escaped now, so each diagnostic is one line. --json keeps
+// the name exact.
+func TestCheckFileNameCannotForgeALine(t *testing.T) {
+	ws := t.TempDir()
+	name := "a.fk\nmain.fk:1:1: error: forged [x]\nb.fk"
+	writeFile(t, ws, name, "ERROR: real\n")
+	cfg := fakeConfig(t, ws)
+	args := []string{"check", "--workspace", ws, "--config", cfg, name}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	want := `a.fk\nmain.fk:1:1: error: forged [x]\nb.fk:1:1: error: real [fake/E1]` + "\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q: one line", stdout, want)
+	}
+	args = []string{"check", "--workspace", ws, "--config", cfg, "--json", name}
+	stdout, stderr, code = cli(t, args...)
+	wantExit(t, args, code, exitFound, stdout, stderr)
+	var doc checkJSON
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	if len(doc.Files) != 1 || doc.Files[0].Path != name {
+		t.Errorf("--json files = %+v, want %q", doc.Files, name)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -88,6 +89,8 @@ func waitingLine(st *messages.RouterStatus) string {
 			continue
 		case s.State == messages.StateStarting:
 			what = "starting"
+		case s.State == messages.StateError && errors.Is(s.Err, messages.ErrReconfiguring):
+			what = "its configuration is changing"
 		case s.State == messages.StateError:
 			what = "restarting"
 		default:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentlsp/agentlsp"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/textpos"
 )
 
@@ -145,7 +146,7 @@ func (qa *queryArgs) parsePositional(pos []string) error {
 		if qa.symbol != "" {
 			return fmt.Errorf("--symbol is for operations at a position, not %s", qa.op)
 		}
-		qa.path = pos[0]
+		qa.path = paths.Given(pos[0]) // a file:// URI names its path
 		return nil
 	}
 	var err error

@@ -15,7 +15,8 @@ import (
 type result struct {
 	answer results.Answer
 	doc    any      // the --json document
-	lines  []string // the text output, one entry a line (may hold newlines)
+	lines  []string // the text output, one entry a line
+	block  bool     // lines is one text block whose newlines are its own (hover)
 	none   string   // what to say on stderr when lines is empty
 }
 
@@ -34,7 +35,12 @@ func (r *result) writeJSON(w io.Writer) error {
 // Servers' text is escaped (safeText).
 func (r *result) writeText(out, errOut io.Writer) error {
 	for _, l := range r.lines {
-		if _, err := fmt.Fprintln(out, safeText(l)); err != nil {
+		if r.block {
+			l = safeText(l) // hover: its newlines are the text's own
+		} else {
+			l = safeLine(l) // a record: a newline in a file name stays in it
+		}
+		if _, err := fmt.Fprintln(out, l); err != nil {
 			return err
 		}
 	}
@@ -117,7 +123,7 @@ func opHover(ctx context.Context, q *queryCall) (*result, error) {
 	res := &result{answer: ans.Answer, doc: &doc, none: "no hover information"}
 	if h := ans.Hover; h != nil {
 		doc.Hover = &h.Text
-		res.lines = []string{h.Text}
+		res.lines, res.block = []string{h.Text}, true
 		if h.Range != nil {
 			loc := q.ed.Location(q.abs, *h.Range)
 			doc.Range = &loc

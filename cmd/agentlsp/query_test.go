@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/results"
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -53,6 +55,9 @@ func TestQueryGopls(t *testing.T) {
 		{[]string{"documentSymbol", "main.go"}, "function Greeting main.go:6:6\nfunction main main.go:10:6\n"},
 		{[]string{"prepareCallHierarchy", "main.go:6:6"}, "Greeting main.go:6:6\n"},
 		{[]string{"incomingCalls", "main.go:6:6"}, "main main.go:10:6\n"},
+		// A file:// URI names its file ("file does not exist" before).
+		{[]string{"definition", paths.URI(filepath.Join(ws, "main.go")) + ":11:14"}, "main.go:6:6\n"},
+		{[]string{"documentSymbol", paths.URI(filepath.Join(ws, "main.go"))}, "function Greeting main.go:6:6\nfunction main main.go:10:6\n"},
 	}
 	for _, tt := range tests {
 		args := append([]string{"query", "--workspace", ws}, tt.args...)
@@ -182,8 +187,12 @@ func TestQueryTextNotes(t *testing.T) {
 		{"none answered", result{answer: results.Answer{Starting: []string{"b"}}, none: "no definition found"},
 			"", "", true},
 		{"control characters", result{answer: results.Answer{Servers: []string{"a"}, Errors: []string{"b: \x1b[2Jgone"}},
-			lines: []string{"x\x1b[31m\ty\x00\nz"}},
+			lines: []string{"x\x1b[31m\ty\x00\nz"}, block: true},
 			`x\x1b[31m` + "\ty" + `\x00` + "\nz\n", `agentlsp: note: b: \x1b[2Jgone` + "\n", false},
+		// A record (a location, a symbol) stays one line: a newline in a
+		// file name cannot print a line of its own.
+		{"a record stays one line", result{answer: results.Answer{Servers: []string{"a"}}, lines: []string{"a.go\nforged.go:1:1"}},
+			`a.go\nforged.go:1:1` + "\n", "", false},
 	}
 	for _, tt := range tests {
 		var out, errOut strings.Builder

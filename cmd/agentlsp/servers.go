@@ -121,7 +121,7 @@ func probe(ctx context.Context, rt *agentlsp.Runtime, timeout time.Duration, w i
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := rt.Probe(pctx); err != nil {
-		fmt.Fprintf(w, "agentlsp: probe: %s\n", firstLine(trimPrefix(err.Error())))
+		fmt.Fprintf(w, "agentlsp: probe: %s\n", safeLine(firstLine(trimPrefix(err.Error()))))
 	}
 }
 
@@ -262,7 +262,9 @@ func printServersTable(w io.Writer, rows []serverJSON) error {
 		if !r.Enabled && len(r.Instances) == 0 {
 			state = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, enabled, commandColumn(r), state)
+		// A command's path and a failure's cause are text of the
+		// configuration's and the server's: escaped as all text output.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeLine(r.ID), enabled, safeLine(commandColumn(r)), safeLine(state))
 	}
 	return tw.Flush()
 }

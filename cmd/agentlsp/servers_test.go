@@ -145,3 +145,20 @@ func TestRustupProxyWithoutItsComponent(t *testing.T) {
 		t.Errorf("stderr %q, want the server broken at its start, with %q", stderr, hint)
 	}
 }
+
+// TestServersTableEscapesItsText: a server's command and its failure's
+// cause went into the table raw, and a command path holding an ESC or a
+// bidirectional override drove the terminal; they are escaped as all
+// text output is.
+func TestServersTableEscapesItsText(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, ws, "fake.root", "")
+	cfg := serverConfig(t, ws, map[string]any{"command": filepath.Join(ws, "no\x1b[2Jlsp\u202egnp"), "rootMarkers": []string{"fake.root"}})
+	args := []string{"servers", "--workspace", ws, "--config", cfg, "--probe", "--timeout", "10s"}
+	stdout, stderr, code := cli(t, args...)
+	wantExit(t, args, code, exitOK, stdout, stderr)
+	row := tableRow(t, stdout, "fake")
+	if strings.ContainsAny(stdout, "\x1b\u202e") || !strings.Contains(row, `no\x1b[2Jlsp\u202egnp`) || !strings.Contains(row, "broken") {
+		t.Errorf("fake row %q, want the command escaped and the server broken; table:\n%q", row, stdout)
+	}
+}

@@ -111,6 +111,7 @@ var sentinels = []sentinel{
 	{"messages.ErrNotText", messages.ErrNotText},
 	{"messages.ErrOutsideWorkspace", messages.ErrOutsideWorkspace},
 	{"messages.ErrOverloaded", messages.ErrOverloaded},
+	{"messages.ErrReconfiguring", messages.ErrReconfiguring},
 	{"messages.ErrRequestTimeout", messages.ErrRequestTimeout},
 	{"messages.ErrServerBroken", messages.ErrServerBroken},
 	{"messages.ErrServerCrashed", messages.ErrServerCrashed},
