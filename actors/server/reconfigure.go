@@ -1,12 +1,13 @@
 package server
 
 import (
-	"path"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/agentlsp/agentlsp/lspglob"
 	"github.com/agentlsp/agentlsp/messages"
 )
 
@@ -26,29 +27,75 @@ import (
 // it restarts: every answer said fresh with the old settings.
 
 // configChanged returns the first change in m of one of the server's
-// configuration files, if any.
+// configuration files, or of a project file it could not find, if any.
 func (a *serverActor) configChanged(m *messages.FilesChanged) (string, bool) {
-	if len(a.cfg.Server.ConfigFiles) == 0 {
-		return "", false
-	}
 	for _, c := range m.Changes {
 		rel, err := filepath.Rel(a.cfg.Root, c.Path)
 		if err != nil || !filepath.IsLocal(rel) {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		for _, pattern := range a.cfg.Server.ConfigFiles {
-			if ok, _ := path.Match(pattern, rel); ok {
-				return c.Path, true
-			}
-			// A directory deleted, renamed or moved away takes what was
-			// below it, unreported one by one.
-			if c.Dir && c.Type == messages.FileDeleted && strings.HasPrefix(pattern, rel+"/") {
-				return c.Path, true
-			}
+		if a.isConfigFile(rel) || (c.Dir && c.Type == messages.FileDeleted && a.mayHoldConfigFile(rel)) ||
+			a.projectFileCreatedAfterFailedLoad(c) {
+			return c.Path, true
 		}
 	}
 	return "", false
+}
+
+// isConfigFile reports whether rel (slash-separated, relative to the
+// root) matches one of the ConfigFiles globs.
+func (a *serverActor) isConfigFile(rel string) bool {
+	for _, g := range a.configGlobs {
+		if g.Match(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldConfigFile reports whether the deleted directory rel may have
+// held a configuration file: a directory deleted, renamed or moved away
+// takes what was below it, unreported one by one. A pattern below it by
+// name ("config/x.json" below "config"), or one at any depth
+// ("**/tsconfig.json"), may have been; what was there is gone and
+// cannot be asked.
+func (a *serverActor) mayHoldConfigFile(rel string) bool {
+	for _, g := range a.configGlobs {
+		pattern := g.String()
+		if strings.HasPrefix(pattern, rel+"/") || strings.HasPrefix(pattern, "**/") {
+			return true
+		}
+	}
+	return false
+}
+
+// projectFileCreatedAfterFailedLoad reports whether c creates one of the
+// server's project files (its root markers) under its root while the
+// server says it could not load its project. rust-analyzer discovers its
+// Cargo projects only when it starts: with a Cargo.toml created after
+// that, it said "Failed to discover workspace" for as long as it ran, and
+// every answer was project_error though cargo check found the crate. A
+// project file written (a broken one fixed) is forwarded instead
+// (projectFileOfFailedLoad): both servers reload it in place.
+func (a *serverActor) projectFileCreatedAfterFailedLoad(c messages.FileChange) bool {
+	return c.Type == messages.FileCreated && a.projectFileOfFailedLoad(c)
+}
+
+// compileConfigFiles compiles a definition's ConfigFiles globs. One that
+// does not compile (a definition a program built; a configuration file's
+// is refused when read) is logged and left out.
+func compileConfigFiles(patterns []string, logger *slog.Logger, id string) []*lspglob.Glob {
+	var globs []*lspglob.Glob
+	for _, p := range patterns {
+		g, err := lspglob.CompileGlob(p)
+		if err != nil {
+			logger.Warn("configFiles pattern is not a glob; left out", "server", id, "pattern", p, "err", err)
+			continue
+		}
+		globs = append(globs, g)
+	}
+	return globs
 }
 
 // reconfigure restarts the server because its configuration file changed

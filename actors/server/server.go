@@ -73,8 +73,9 @@ func NewProps(cfg Config) *actor.Props {
 	st := &durable{docs: docs.New(), budget: supervisor.NewBudget(cfg.Policy)}
 	readyLog := compileReadyLog(cfg.Server.ReadyLog, cfg.Logger, cfg.Server.ID)
 	load := newLoadWatch(cfg.Server, cfg.Logger)
+	configGlobs := compileConfigFiles(cfg.Server.ConfigFiles, cfg.Logger, cfg.Server.ID)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog, load: load}
+		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog, load: load, configGlobs: configGlobs}
 	}, cfg.Dispatcher.Options()...)
 }
 
@@ -154,6 +155,9 @@ type serverActor struct {
 	notReady   bool
 	readySeen  bool
 	afterReady []uint64
+	// configGlobs are the definition's ConfigFiles, compiled
+	// (reconfigure.go).
+	configGlobs []*lspglob.Glob
 	// load is what the server said of its project's load (load.go).
 	load loadWatch
 }
