@@ -72,9 +72,9 @@ type routerActor struct {
 	strategy *supervisor.Strategy
 	self     *actor.PID
 
-	servers  map[messages.ServerKey]*serverEntry
-	byPID    map[string]messages.ServerKey
-	roots    map[rootKey]rootResult // root resolution cache
+	servers map[messages.ServerKey]*serverEntry
+	byPID   map[string]messages.ServerKey
+	roots   map[rootKey]rootResult // root resolution cache
 	// rootsGen counts the clearings of roots: an open document routed
 	// before the last one is routed again when next synced (reroute).
 	rootsGen uint64
