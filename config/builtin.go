@@ -178,7 +178,9 @@ func clangd() *Server {
 		// fresh with the old flags (a -D that decides whether it compiles).
 		// It looks for them in every directory above a file (and its
 		// build/): a change restarts it.
-		ConfigFiles: []string{"**/compile_commands.json", "**/compile_flags.txt", "**/.clangd"},
+		// build/compile_commands.json, in a directory the watcher does
+		// not look into, is stat'ed at every message about a document.
+		ConfigFiles: []string{"**/compile_commands.json", "**/compile_flags.txt", "**/.clangd", "build/compile_commands.json"},
 		InstallHint: installHint("clangd"),
 	}
 }

@@ -78,7 +78,7 @@ func TestBuiltinsDetails(t *testing.T) {
 		{"typescript-language-server.ConfigFiles", b["typescript-language-server"].ConfigFiles,
 			[]string{"**/tsconfig.json", "**/jsconfig.json"}},
 		{"clangd.ConfigFiles", b["clangd"].ConfigFiles,
-			[]string{"**/compile_commands.json", "**/compile_flags.txt", "**/.clangd"}},
+			[]string{"**/compile_commands.json", "**/compile_flags.txt", "**/.clangd", "build/compile_commands.json"}},
 		{"typescript-language-server.Extensions", slices.Sorted(maps.Keys(b["typescript-language-server"].Extensions)),
 			[]string{".cjs", ".cts", ".js", ".jsx", ".mjs", ".mts", ".ts", ".tsx"}},
 		{"typescript-language-server.RootMarkers", b["typescript-language-server"].RootMarkers,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentlsp/agentlsp/lspglob"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // A change on disk to one of the files that configure the server (its
@@ -80,6 +81,44 @@ func (a *serverActor) mayHoldConfigFile(rel string) bool {
 // (projectFileOfFailedLoad): both servers reload it in place.
 func (a *serverActor) projectFileCreatedAfterFailedLoad(c messages.FileChange) bool {
 	return c.Type == messages.FileCreated && a.projectFileOfFailedLoad(c)
+}
+
+// The watcher does not look into ignored directories (build, out, ...),
+// where a build writes clangd's compile_commands.json: a build/
+// compile_commands.json rewritten with other flags went unseen, and the
+// answers said fresh with the flags clangd first read. A ConfigFiles entry
+// that names one file (no glob) is stat'ed at every document message
+// instead, and one changed since the process started restarts it.
+
+// stampConfigFiles records the stamps of the ConfigFiles that name one
+// file, as the process that starts now reads them.
+func (a *serverActor) stampConfigFiles() {
+	clear(a.configStamps)
+	for _, g := range a.configGlobs {
+		if rel := g.String(); !strings.ContainsAny(rel, "*?[{") {
+			if a.configStamps == nil {
+				a.configStamps = make(map[string]paths.Stamp)
+			}
+			p := filepath.Join(a.cfg.Root, filepath.FromSlash(rel))
+			a.configStamps[p] = paths.StampOf(p)
+		}
+	}
+}
+
+// configStampChanged returns a ConfigFiles entry that names one file
+// whose stamp changed since the process started, if any (a running or
+// starting process: one that is not running reads the disk when it
+// starts).
+func (a *serverActor) configStampChanged() (string, bool) {
+	if a.inc == nil {
+		return "", false
+	}
+	for p, was := range a.configStamps {
+		if now := paths.StampOf(p); now != was {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // compileConfigFiles compiles a definition's ConfigFiles globs. One that

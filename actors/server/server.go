@@ -15,6 +15,7 @@ import (
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/lspglob"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/supervisor"
 )
 
@@ -156,8 +157,10 @@ type serverActor struct {
 	readySeen  bool
 	afterReady []uint64
 	// configGlobs are the definition's ConfigFiles, compiled
-	// (reconfigure.go).
-	configGlobs []*lspglob.Glob
+	// (reconfigure.go); configStamps the disk's stamps of those that name
+	// one file, when the process last started.
+	configGlobs  []*lspglob.Glob
+	configStamps map[string]paths.Stamp
 	// load is what the server said of its project's load (load.go).
 	load loadWatch
 }
@@ -209,6 +212,9 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
 		*messages.SaveDocument, *messages.CloseDocument:
 		a.activity++
+		if file, ok := a.configStampChanged(); ok {
+			a.reconfigure(ctx, file)
+		}
 		ctx.Respond(a.onDocument(ctx, m))
 		a.answerPulledWaiters(ctx) // a document closed is pulled as far as it goes
 		a.scheduleIdle()

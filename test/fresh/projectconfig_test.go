@@ -183,3 +183,29 @@ func TestRustCargoTomlAddedIsFresh(t *testing.T) {
 		t.Errorf("fresh and clean, cargo check says %q", want)
 	}
 }
+
+// TestClangdBuildCompileCommandsChangeIsFresh: a build's
+// build/compile_commands.json rewritten with other flags (a cmake
+// reconfigure) decides whether a file compiles, for clangd --check as for
+// agentlsp. The watcher does not look into build/: the change went
+// unseen, and the answer said fresh with the flags clangd first read.
+func TestClangdBuildCompileCommandsChangeIsFresh(t *testing.T) {
+	testenv.ServerBinary(t, "clangd")
+	ws := workspace(t, cFeatureFiles)
+	ccj := func(flags string) string {
+		return `[{"directory": "` + ws + `", "file": "a.c", "command": "cc ` + flags + ` -c a.c"}]` + "\n"
+	}
+	write(t, ws, "build/compile_commands.json", ccj("-DFEATURE"))
+	s := start(t, ws).Session("agent")
+	for i, flags := range []string{"-DFEATURE", "-DOTHER", "-DFEATURE"} {
+		write(t, ws, "build/compile_commands.json", ccj(flags))
+		r, _ := freshDiagnostics(t, s, "a.c")
+		want := clangdCheck(t, ws, "a.c")
+		if (flags == "-DOTHER") != (len(want) > 0) {
+			t.Fatalf("step %d (%s): clangd --check says %q: the test proves nothing", i, flags, want)
+		}
+		if diff := cmp.Diff(want, lowered(errorsOf(r))); diff != "" {
+			t.Errorf("step %d (%s): fresh answer and clangd --check differ (-clangd +agentlsp):\n%s", i, flags, diff)
+		}
+	}
+}
