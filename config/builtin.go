@@ -134,7 +134,13 @@ func typescriptLS() *Server {
 		OpenImporters: 5,
 		// Its answers while "Initializing JS/TS language features" (about a
 		// second on a small project) can be wrong, not only incomplete.
-		IndexWait:   Duration(5 * time.Second),
+		IndexWait: Duration(5 * time.Second),
+		// tsserver takes an edit of the tsconfig.json a file belongs to in
+		// place, but not a nearer one created or deleted: a file stayed in
+		// the project it was opened in, and its answers said fresh with
+		// that project's settings for as long as it ran (tsc -p uses the
+		// nearer one). A change restarts it.
+		ConfigFiles: []string{"**/tsconfig.json", "**/jsconfig.json"},
 		InstallHint: installHint("typescript-language-server"),
 	}
 }
@@ -166,6 +172,15 @@ func clangd() *Server {
 			".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
 		},
 		RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"},
+		// clangd 14 reads a directory's compile flags once: a
+		// compile_flags.txt or compile_commands.json created, edited or
+		// deleted later was not taken, and an open file's answers said
+		// fresh with the old flags (a -D that decides whether it compiles).
+		// It looks for them in every directory above a file (and its
+		// build/): a change restarts it.
+		// build/compile_commands.json, in a directory the watcher does
+		// not look into, is stat'ed at every message about a document.
+		ConfigFiles: []string{"**/compile_commands.json", "**/compile_flags.txt", "**/.clangd", "build/compile_commands.json"},
 		InstallHint: installHint("clangd"),
 	}
 }

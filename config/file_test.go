@@ -119,7 +119,7 @@ func TestValidationErrors(t *testing.T) {
 			`(want a path relative to the project root, with slashes)`},
 		{gopls(`"configFiles": ["/go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "/go.mod" ` +
 			`(want a path relative to the project root, with slashes)`},
-		{gopls(`"configFiles": ["[go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "[go.mod": syntax error in pattern`},
+		{gopls(`"configFiles": ["[go.mod"]`), `agentlsp.json: servers.gopls.configFiles: invalid config file "[go.mod": lspglob: malformed glob pattern "[go.mod": unclosed '['`},
 		{gopls(`"command": ""`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": null`), `agentlsp.json: servers.gopls.command: empty command`},
 		{gopls(`"command": " \t"`), `agentlsp.json: servers.gopls.command: empty command`},

@@ -184,9 +184,12 @@ type Server struct {
 	// root first when none is open. typescript-language-server answers "No
 	// Project" otherwise.
 	OpenForWorkspace bool `json:"openForWorkspace,omitempty"`
-	// ConfigFiles are the files that configure the server, as path.Match
+	// ConfigFiles are the files that configure the server, as LSP glob
 	// patterns of slash-separated paths relative to its project root
-	// ("pyproject.toml", "*/tsconfig.json"). A change on disk to one of
+	// ("pyproject.toml", "**/tsconfig.json": '**' is any number of
+	// directories). A directory deleted that may have held one (below
+	// it by name, or any for a pattern that begins with "**/") counts as
+	// a change of one. A change on disk to one of
 	// them (written, created, deleted) restarts the server, a planned
 	// restart that spends none of its crash budget: it re-opens every
 	// document, and no diagnostics of the process before count as fresh

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentlsp/agentlsp/lspglob"
 )
 
 // shellMeta are the characters that betray a shell command line.
@@ -183,14 +184,14 @@ func checkMarkers(markers []string) string {
 	return ""
 }
 
-// checkConfigFiles accepts path.Match patterns of local slash-separated
-// paths ("pyproject.toml", "*/tsconfig.json").
+// checkConfigFiles accepts LSP glob patterns of local slash-separated
+// paths ("pyproject.toml", "**/tsconfig.json").
 func checkConfigFiles(files []string) string {
 	for _, f := range files {
 		if f == "" || strings.Contains(f, `\`) || !filepath.IsLocal(filepath.FromSlash(f)) {
 			return fmt.Sprintf("invalid config file %q (want a path relative to the project root, with slashes)", f)
 		}
-		if _, err := path.Match(f, ""); err != nil {
+		if _, err := lspglob.CompileGlob(f); err != nil {
 			return fmt.Sprintf("invalid config file %q: %v", f, err)
 		}
 	}

@@ -92,6 +92,9 @@ type DocumentSent struct {
 	// Version, the version it had): the server describes the file on disk
 	// from then on.
 	Closed bool
+	// Left, with Closed, says the document moved to other servers: what
+	// this server said of it is forgotten.
+	Left bool
 	// OpenOnly says the server diagnoses open files only (its definition
 	// opens a change's importers: config.Server.OpenImporters): what it
 	// reports of a document just opened has nothing before it to compare

@@ -147,6 +147,10 @@ type SaveDocument struct {
 // CloseDocument closes an open document. The reply is DocumentSynced.
 type CloseDocument struct {
 	URI string
+	// Left says the document moved to other servers (a root marker
+	// appeared or went away: router reroute): what this server said of
+	// it no longer describes it, even while the server restarts.
+	Left bool
 }
 
 // DocumentSynced answers a document message: Version is the document

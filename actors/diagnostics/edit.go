@@ -103,6 +103,12 @@ const closedVersion = math.MaxInt32
 func (a *diagnosticsActor) onSent(m *messages.DocumentSent) {
 	k := store.Key{Server: messages.ServerKey{ServerID: m.ServerID, Root: m.Root}, URI: m.URI}
 	a.noteOpened(k, m)
+	if m.Left {
+		a.store.Forget(k)
+		delete(a.versions, k)
+		delete(a.views, k)
+		return
+	}
 	a.server(k.Server).pulls = m.Pulls
 	if m.Closed {
 		if _, ok := a.versions[k]; ok || a.server(k.Server).versioned {

@@ -1,6 +1,10 @@
 package router
 
 import (
+	"slices"
+
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
@@ -19,6 +23,7 @@ type document struct {
 	targets   []messages.Target
 	defs      []*config.Server
 	sessions  map[string]bool
+	routedGen uint64 // the router's rootsGen when targets were found
 
 	text     string
 	lines    *textpos.Lines // text's lines, indexed for the first position checked in it
@@ -74,5 +79,30 @@ func (r *routerActor) newDocument(path string, create bool) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &document{path: rt.path, uri: rt.uri, targets: rt.targets, defs: rt.defs, sessions: make(map[string]bool)}, nil
+	return &document{path: rt.path, uri: rt.uri, targets: rt.targets, defs: rt.defs, sessions: make(map[string]bool),
+		routedGen: r.rootsGen}, nil
+}
+
+// reroute moves an open document to the servers its path resolves to now,
+// when a file appeared or disappeared since it was routed (a root marker
+// may have): it is closed on the servers it leaves, and its next text is
+// sent to the ones it joins as an open. A tsconfig.json deleted beside a
+// file left it open on the server whose root was that directory: tsserver
+// looks for a file's project no higher than the root, and answered from
+// an inferred project, fresh, where tsc used the tsconfig.json above.
+// A path that no longer resolves keeps its servers: the sync says why.
+func (r *routerActor) reroute(ctx actor.Context, doc *document) {
+	if doc.routedGen == r.rootsGen {
+		return
+	}
+	doc.routedGen = r.rootsGen
+	rt, err := r.route(doc.path, true)
+	if err != nil || slices.Equal(rt.targets, doc.targets) {
+		return
+	}
+	left := &document{path: doc.path, uri: doc.uri, targets: doc.targets, defs: doc.defs}
+	r.fanoutSync(ctx, left, func(messages.Target) any { return &messages.CloseDocument{URI: doc.uri, Left: true} },
+		func(fs *messages.FileSynced) { r.logSyncErrors("close on the servers of its old root", fs) })
+	doc.targets, doc.defs = rt.targets, rt.defs
+	doc.versions, doc.sentGen, doc.sentTo = nil, 0, nil
 }

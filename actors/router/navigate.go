@@ -22,7 +22,7 @@ import (
 // text fails the request too.
 func (r *routerActor) onDocumentRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
 	fail := func(err error) { r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: err}) }
-	abs, doc, err := r.open(m.Path, m.Session, false)
+	abs, doc, err := r.open(ctx, m.Path, m.Session, false)
 	if err != nil {
 		fail(err)
 		return

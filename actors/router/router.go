@@ -72,9 +72,12 @@ type routerActor struct {
 	strategy *supervisor.Strategy
 	self     *actor.PID
 
-	servers  map[messages.ServerKey]*serverEntry
-	byPID    map[string]messages.ServerKey
-	roots    map[rootKey]rootResult // root resolution cache
+	servers map[messages.ServerKey]*serverEntry
+	byPID   map[string]messages.ServerKey
+	roots   map[rootKey]rootResult // root resolution cache
+	// rootsGen counts the clearings of roots: an open document routed
+	// before the last one is routed again when next synced (reroute).
+	rootsGen uint64
 	resolved map[string]string      // paths as given -> resolved (inWorkspace)
 	docs     map[string]*document   // open documents by absolute path
 	kept     map[keptKey]*keptFiles // files kept open because an answer named them, or for importers (kept.go)

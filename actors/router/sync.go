@@ -41,7 +41,7 @@ func (r *routerActor) onSync(ctx actor.Context, sender *actor.PID, m *messages.S
 func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, done answer) {
 	switch m.Action {
 	case messages.SyncChange, messages.SyncCurrent:
-		abs, doc, err := r.open(m.Path, m.Session, m.Create && m.Action == messages.SyncChange)
+		abs, doc, err := r.open(ctx, m.Path, m.Session, m.Create && m.Action == messages.SyncChange)
 		if err != nil {
 			done(&messages.FileSynced{Path: m.Path, Err: err})
 			return
@@ -71,7 +71,7 @@ func (r *routerActor) sync(ctx actor.Context, m *messages.SyncDocument, done ans
 
 // open returns the document of path, opened (create: it may be missing on
 // disk) and held by session.
-func (r *routerActor) open(path, session string, create bool) (string, *document, error) {
+func (r *routerActor) open(ctx actor.Context, path, session string, create bool) (string, *document, error) {
 	abs, err := r.inWorkspace(path)
 	if err != nil {
 		return "", nil, err
@@ -83,6 +83,7 @@ func (r *routerActor) open(path, session string, create bool) (string, *document
 		}
 		r.docs[abs] = doc
 	}
+	r.reroute(ctx, doc)
 	doc.sessions[session] = true
 	return abs, doc, nil
 }

@@ -68,6 +68,7 @@ func (r *routerActor) onFilesChanged(ctx actor.Context, m *messages.FilesChanged
 	for _, c := range m.Changes {
 		if c.Type != messages.FileChanged {
 			clear(r.roots)
+			r.rootsGen++
 			r.implied = nil
 			break
 		}

@@ -58,6 +58,9 @@ func (a *serverActor) onDocument(ctx actor.Context, msg any) *messages.DocumentS
 				a.notify(ctx, "textDocument/didClose", docs.DidClose(m.URI))
 				a.tellSent(ctx, res.Doc, true, false)
 			}
+			if m.Left {
+				a.tellLeft(ctx, res.Doc)
+			}
 		}
 	}
 	if errors.Is(err, docs.ErrNotOpen) {
@@ -177,6 +180,13 @@ func (a *serverActor) retryIfBroken(ctx actor.Context) {
 	if a.broken {
 		a.retryBroken(ctx)
 	}
+}
+
+// tellLeft tells the observers that d moved to other servers, whether or
+// not this one runs: what it said of d no longer counts.
+func (a *serverActor) tellLeft(ctx actor.Context, d *docs.Document) {
+	a.tellObservers(ctx, &messages.DocumentSent{ServerID: a.cfg.Server.ID, Root: a.cfg.Root, URI: d.URI,
+		Version: d.Version, View: d.SentSeq, Closed: true, Left: true})
 }
 
 // tellSent tells the observers (the diagnostics actor) the version of d

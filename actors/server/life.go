@@ -44,6 +44,7 @@ func (a *serverActor) start(ctx actor.Context) {
 	clear(a.progress)
 	a.signals, a.lastTouch, a.repulledAt = false, touchMark{}, 0 // barrier.go
 	a.resetCheck(false)                                          // savecheck.go
+	a.stampConfigFiles()                                         // reconfigure.go
 	a.afterIndex = nil                                           // their calls were drained and wait for this start
 	a.notReady, a.readySeen = false, false                       // ready.go; afterReady's calls wait for this start's line
 	a.resetLoad(ctx)                                             // load.go

@@ -2,14 +2,16 @@ package server
 
 import (
 	"fmt"
-	"path"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/agentlsp/agentlsp/lspglob"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 )
 
 // A change on disk to one of the files that configure the server (its
@@ -47,29 +49,113 @@ const (
 type reconfigureDue struct{}
 
 // configChanged returns the first change in m of one of the server's
-// configuration files, if any.
+// configuration files, or of a project file it could not find, if any.
 func (a *serverActor) configChanged(m *messages.FilesChanged) (string, bool) {
-	if len(a.cfg.Server.ConfigFiles) == 0 {
-		return "", false
-	}
 	for _, c := range m.Changes {
 		rel, err := filepath.Rel(a.cfg.Root, c.Path)
 		if err != nil || !filepath.IsLocal(rel) {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		for _, pattern := range a.cfg.Server.ConfigFiles {
-			if ok, _ := path.Match(pattern, rel); ok {
-				return c.Path, true
-			}
-			// A directory deleted, renamed or moved away takes what was
-			// below it, unreported one by one.
-			if c.Dir && c.Type == messages.FileDeleted && strings.HasPrefix(pattern, rel+"/") {
-				return c.Path, true
-			}
+		if a.isConfigFile(rel) || (c.Dir && c.Type == messages.FileDeleted && a.mayHoldConfigFile(rel)) ||
+			a.projectFileCreatedAfterFailedLoad(c) {
+			return c.Path, true
 		}
 	}
 	return "", false
+}
+
+// isConfigFile reports whether rel (slash-separated, relative to the
+// root) matches one of the ConfigFiles globs.
+func (a *serverActor) isConfigFile(rel string) bool {
+	for _, g := range a.configGlobs {
+		if g.Match(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHoldConfigFile reports whether the deleted directory rel may have
+// held a configuration file: a directory deleted, renamed or moved away
+// takes what was below it, unreported one by one. A pattern below it by
+// name ("config/x.json" below "config"), or one at any depth
+// ("**/tsconfig.json"), may have been; what was there is gone and
+// cannot be asked.
+func (a *serverActor) mayHoldConfigFile(rel string) bool {
+	for _, g := range a.configGlobs {
+		pattern := g.String()
+		if strings.HasPrefix(pattern, rel+"/") || strings.HasPrefix(pattern, "**/") {
+			return true
+		}
+	}
+	return false
+}
+
+// projectFileCreatedAfterFailedLoad reports whether c creates one of the
+// server's project files (its root markers) under its root while the
+// server says it could not load its project. rust-analyzer discovers its
+// Cargo projects only when it starts: with a Cargo.toml created after
+// that, it said "Failed to discover workspace" for as long as it ran, and
+// every answer was project_error though cargo check found the crate. A
+// project file written (a broken one fixed) is forwarded instead
+// (projectFileOfFailedLoad): both servers reload it in place.
+func (a *serverActor) projectFileCreatedAfterFailedLoad(c messages.FileChange) bool {
+	return c.Type == messages.FileCreated && a.projectFileOfFailedLoad(c)
+}
+
+// The watcher does not look into ignored directories (build, out, ...),
+// where a build writes clangd's compile_commands.json: a build/
+// compile_commands.json rewritten with other flags went unseen, and the
+// answers said fresh with the flags clangd first read. A ConfigFiles entry
+// that names one file (no glob) is stat'ed at every document message
+// instead, and one changed since the process started restarts it.
+
+// stampConfigFiles records the stamps of the ConfigFiles that name one
+// file, as the process that starts now reads them.
+func (a *serverActor) stampConfigFiles() {
+	clear(a.configStamps)
+	for _, g := range a.configGlobs {
+		if rel := g.String(); !strings.ContainsAny(rel, "*?[{") {
+			if a.configStamps == nil {
+				a.configStamps = make(map[string]paths.Stamp)
+			}
+			p := filepath.Join(a.cfg.Root, filepath.FromSlash(rel))
+			a.configStamps[p] = paths.StampOf(p)
+		}
+	}
+}
+
+// configStampChanged returns a ConfigFiles entry that names one file
+// whose stamp changed since the process started, if any (a running or
+// starting process: one that is not running reads the disk when it
+// starts).
+func (a *serverActor) configStampChanged() (string, bool) {
+	if a.inc == nil {
+		return "", false
+	}
+	for p, was := range a.configStamps {
+		if now := paths.StampOf(p); now != was {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// compileConfigFiles compiles a definition's ConfigFiles globs. One that
+// does not compile (a definition a program built; a configuration file's
+// is refused when read) is logged and left out.
+func compileConfigFiles(patterns []string, logger *slog.Logger, id string) []*lspglob.Glob {
+	var globs []*lspglob.Glob
+	for _, p := range patterns {
+		g, err := lspglob.CompileGlob(p)
+		if err != nil {
+			logger.Warn("configFiles pattern is not a glob; left out", "server", id, "pattern", p, "err", err)
+			continue
+		}
+		globs = append(globs, g)
+	}
+	return globs
 }
 
 // reconfigure restarts the server because its configuration file changed

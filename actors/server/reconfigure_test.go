@@ -169,3 +169,42 @@ func TestConfigFileStormHoldsTheRestart(t *testing.T) {
 	}
 	t.Logf("40 changes: %d planned restarts, incarnation %d of the diagnostics %v", st.Reconfigured, got.Incarnation, got.Diagnostics[0].Message)
 }
+
+// TestConfigFileGlobsAtAnyDepth: a ConfigFiles pattern "**/NAME" names
+// the file at the root and at any depth below it (tsconfig.json and
+// compile_flags.txt nearer to a file decide its settings), and a
+// directory deleted may have held one. With path.Match, "**" matched
+// exactly one directory: a tsconfig.json at the root or two levels down
+// restarted nothing.
+func TestConfigFileGlobsAtAnyDepth(t *testing.T) {
+	h := actortest.New(t)
+	root := t.TempDir()
+	srv, _ := actortest.FakeServer(t)
+	srv.ConfigFiles = []string{"**/proj.cfg"}
+	pid := h.Spawn(srv, root, nil)
+	h.Open(pid, docURI, "one\n")
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	steps := []struct {
+		rel     string
+		typ     messages.FileChangeType
+		dir     bool
+		restart bool
+	}{
+		{"a/proj.cfgx", messages.FileCreated, false, false},
+		{"a/b/proj.cfg", messages.FileCreated, false, true},
+		{"proj.cfg", messages.FileChanged, false, true},
+		{"a/b", messages.FileDeleted, true, true},
+	}
+	want := 1
+	for _, s := range steps {
+		p := filepath.Join(root, filepath.FromSlash(s.rel))
+		h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: s.typ, Dir: s.dir}}})
+		if s.restart {
+			want++
+			h.AwaitState(messages.StateRunning, want, 30*time.Second)
+		}
+		if st := h.Status(pid); st.Incarnation != want || st.Reconfigured != want-1 {
+			t.Errorf("after %s (type %d): incarnation %d, reconfigured %d; want %d, %d", s.rel, s.typ, st.Incarnation, st.Reconfigured, want, want-1)
+		}
+	}
+}

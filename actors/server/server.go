@@ -15,6 +15,7 @@ import (
 	"github.com/agentlsp/agentlsp/config"
 	"github.com/agentlsp/agentlsp/lspglob"
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/supervisor"
 )
 
@@ -73,8 +74,9 @@ func NewProps(cfg Config) *actor.Props {
 	st := &durable{docs: docs.New(), budget: supervisor.NewBudget(cfg.Policy)}
 	readyLog := compileReadyLog(cfg.Server.ReadyLog, cfg.Logger, cfg.Server.ID)
 	load := newLoadWatch(cfg.Server, cfg.Logger)
+	configGlobs := compileConfigFiles(cfg.Server.ConfigFiles, cfg.Logger, cfg.Server.ID)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog, load: load}
+		return &serverActor{cfg: cfg, lim: lim, st: st, readyLog: readyLog, load: load, configGlobs: configGlobs}
 	}, cfg.Dispatcher.Options()...)
 }
 
@@ -155,6 +157,11 @@ type serverActor struct {
 	notReady   bool
 	readySeen  bool
 	afterReady []uint64
+	// configGlobs are the definition's ConfigFiles, compiled
+	// (reconfigure.go); configStamps the disk's stamps of those that name
+	// one file, when the process last started.
+	configGlobs  []*lspglob.Glob
+	configStamps map[string]paths.Stamp
 	// load is what the server said of its project's load (load.go).
 	load loadWatch
 	// configChangedAt is when a configuration file last changed
@@ -211,6 +218,9 @@ func (a *serverActor) handle(ctx actor.Context, msg any) {
 	case *messages.OpenDocument, *messages.ChangeDocument, *messages.TouchDocument,
 		*messages.SaveDocument, *messages.CloseDocument:
 		a.activity++
+		if file, ok := a.configStampChanged(); ok {
+			a.reconfigure(ctx, file)
+		}
 		ctx.Respond(a.onDocument(ctx, m))
 		a.answerPulledWaiters(ctx) // a document closed is pulled as far as it goes
 		a.scheduleIdle()

@@ -82,7 +82,13 @@ var tscLine = regexp.MustCompile(`^(.+?)\((\d+),\d+\): error TS\d+: (.*)$`)
 // file, in the form of errorsOf.
 func tscCheck(t *testing.T, ws, rel string) []string {
 	t.Helper()
-	cmd := exec.Command(testenv.ServerBinary(t, "tsc"), "--noEmit", "-p", ".", "--pretty", "false")
+	return tscCheckProject(t, ws, ".", rel)
+}
+
+// tscCheckProject is tscCheck with `-p project` (a directory of ws).
+func tscCheckProject(t *testing.T, ws, project, rel string) []string {
+	t.Helper()
+	cmd := exec.Command(testenv.ServerBinary(t, "tsc"), "--noEmit", "-p", project, "--pretty", "false")
 	cmd.Dir = ws
 	out, _ := cmd.Output() // exits 2 when it finds errors
 	var errs []string

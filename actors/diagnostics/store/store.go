@@ -242,6 +242,9 @@ func (s *Store) evictIfFull() {
 	}
 }
 
+// Forget drops what is stored for k: its document moved to another server.
+func (s *Store) Forget(k Key) { s.forget(k) }
+
 func (s *Store) forget(k Key) {
 	delete(s.entries, k)
 	old := s.byURI[k.URI]
