@@ -57,7 +57,7 @@ func (a *serverActor) configChanged(m *messages.FilesChanged) (string, bool) {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		if a.isConfigFile(rel) || (c.Dir && c.Type == messages.FileDeleted && a.mayHoldConfigFile(rel)) ||
+		if a.isConfigFile(rel) && !a.readByProcess(c.Path) || (c.Dir && c.Type == messages.FileDeleted && a.mayHoldConfigFile(rel)) ||
 			a.projectFileCreatedAfterFailedLoad(c) {
 			return c.Path, true
 		}
@@ -140,6 +140,17 @@ func (a *serverActor) configStampChanged() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// readByProcess reports whether the process that runs read path as it is
+// on disk: a ConfigFiles entry that names one file whose stamp is the one
+// recorded as the process started. The stat at a document message can
+// restart the server before the watcher's report of the same change
+// comes; that report must not restart it again (a second planned restart
+// so soon would also be held for reconfigureGap).
+func (a *serverActor) readByProcess(path string) bool {
+	was, ok := a.configStamps[path]
+	return ok && a.inc != nil && paths.StampOf(path) == was
 }
 
 // compileConfigFiles compiles a definition's ConfigFiles globs. One that

@@ -102,6 +102,10 @@ func TestConfigFileChangeWhileStartingRestartsAgain(t *testing.T) {
 	srv.ConfigFiles = []string{"fake.toml"}
 	pid := h.Spawn(srv, root, nil)
 	p := filepath.Join(root, "fake.toml")
+	h.AwaitState(messages.StateStarting, 1, 30*time.Second)
+	if err := os.WriteFile(p, []byte("strict\n"), 0o644); err != nil { // after the start began
+		t.Fatal(err)
+	}
 	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileCreated}}})
 	h.AwaitState(messages.StateRunning, 2, 30*time.Second)
 	if st := h.Status(pid); st.Incarnation != 2 || st.Reconfigured != 1 {
@@ -207,4 +211,38 @@ func TestConfigFileGlobsAtAnyDepth(t *testing.T) {
 			t.Errorf("after %s (type %d): incarnation %d, reconfigured %d; want %d, %d", s.rel, s.typ, st.Incarnation, st.Reconfigured, want, want-1)
 		}
 	}
+}
+
+// TestConfigFileSeenTwiceRestartsOnce: a change of a configuration file
+// named alone is seen twice, by the stat at a document message and by the
+// watcher's report that comes after it; the server restarts once. The
+// report had restarted it a second time (held for reconfigureGap, since
+// it came so soon after the first).
+func TestConfigFileSeenTwiceRestartsOnce(t *testing.T) {
+	h := actortest.New(t)
+	root := t.TempDir()
+	srv, _ := actortest.FakeServer(t)
+	srv.ConfigFiles = []string{"fake.toml"}
+	pid := h.Spawn(srv, root, nil)
+	h.Open(pid, docURI, "one\n")
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+
+	p := filepath.Join(root, "fake.toml")
+	if err := os.WriteFile(p, []byte("strict\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Ask(pid, &messages.TouchDocument{URI: docURI})
+	h.AwaitState(messages.StateRunning, 2, 30*time.Second)
+	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileCreated}}})
+	if st := h.Status(pid); st.Incarnation != 2 || st.Reconfigured != 1 || st.State != messages.StateRunning {
+		t.Errorf("after the watcher's report of the change the stat saw: incarnation %d, reconfigured %d, state %v; want 2, 1, running",
+			st.Incarnation, st.Reconfigured, st.State)
+	}
+
+	// A change after the process started restarts it, as before.
+	if err := os.WriteFile(p, []byte("loose, and longer\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileChanged}}})
+	h.AwaitState(messages.StateRunning, 3, 30*time.Second)
 }
