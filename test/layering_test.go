@@ -30,7 +30,7 @@ var rank = map[string]int{
 	"transport":                1,
 	"dedup":                    1,
 	"supervisor":               1,
-	"config":                   1,
+	"config":                   3, // validates configFiles globs (lspglob)
 	"install":                  1, // server installation (cmd only)
 	"gcfloor":                  0, // the process's GC pacing (cmd, and embedders who want it)
 	"lspglob":                  2,
@@ -49,8 +49,8 @@ var rank = map[string]int{
 	"actors/subscriber":        4, // a session's Batches channel
 	"actors/router":            5,
 	"daemon/rundir":            1, // the shared daemon: runtime directory,
-	"daemon/codec":             2, // messages across processes,
-	"daemon":                   3, // serving and dialling a daemon (remote plumbing)
+	"daemon/codec":             4, // messages across processes,
+	"daemon":                   5, // serving and dialling a daemon (remote plumbing)
 	"":                         6, // the root package: the embedding API
 	"mcp":                      7,
 }
