@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/test/actortest"
@@ -47,15 +49,7 @@ func TestConfigFileChangeRestartsTheServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "fake.toml"), []byte("strict\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	answer := make(chan *messages.Response, 1)
-	// Ends with the hover's answer or its 30 s future; read below.
-	go func() {
-		params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": docURI}, "position": map[string]int{}})
-		res, _ := h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1),
-			Method: "textDocument/hover", Params: params, Timeout: 20 * time.Second}, 30*time.Second).Result()
-		r, _ := res.(*messages.Response)
-		answer <- r
-	}()
+	answer := hoverInBackground(h, pid)
 	for deadline := time.Now().Add(10 * time.Second); h.Status(pid).Sent == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the hover was never sent")
@@ -151,15 +145,7 @@ func TestConfigFileStormHoldsTheRestart(t *testing.T) {
 	if held == nil || !errors.Is(held.LastErr, messages.ErrReconfiguring) || !strings.Contains(held.LastErr.Error(), "fake.toml changed again") {
 		t.Errorf("during the storm: status %+v, want StateError with ErrReconfiguring naming fake.toml", held)
 	}
-	answer := make(chan *messages.Response, 1)
-	// Ends with the hover's answer or its 30 s bound; read below.
-	go func() {
-		params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": docURI}, "position": map[string]int{}})
-		res, _ := h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1),
-			Method: "textDocument/hover", Params: params, Timeout: 20 * time.Second}, 30*time.Second).Result()
-		r, _ := res.(*messages.Response)
-		answer <- r
-	}()
+	answer := hoverInBackground(h, pid)
 	got := h.AwaitDiagnostics(docURI, func(d *messages.PublishedDiagnostics) bool {
 		return d.Pulled && len(d.Diagnostics) > 0 && d.Diagnostics[0].Message == "config: v39"
 	})
@@ -245,4 +231,19 @@ func TestConfigFileSeenTwiceRestartsOnce(t *testing.T) {
 	}
 	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileChanged}}})
 	h.AwaitState(messages.StateRunning, 3, 30*time.Second)
+}
+
+// hoverInBackground asks pid for a hover of the document and returns where
+// its answer (nil when none came) is sent: its goroutine ends with the
+// answer or the request's 30 s bound.
+func hoverInBackground(h *actortest.Harness, pid *actor.PID) <-chan *messages.Response {
+	answer := make(chan *messages.Response, 1)
+	go func() {
+		params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": docURI}, "position": map[string]int{}})
+		res, _ := h.Sys.Root.RequestFuture(pid, &messages.Request{ID: actortest.RequestIDs.Add(1),
+			Method: "textDocument/hover", Params: params, Timeout: 20 * time.Second}, 30*time.Second).Result()
+		r, _ := res.(*messages.Response)
+		answer <- r
+	}()
+	return answer
 }

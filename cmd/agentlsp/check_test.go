@@ -383,13 +383,7 @@ func TestCheckNamesEachFileOnce(t *testing.T) {
 	if want := "sub/bad.fk:1:1: error: broken [fake/E1]\n"; stdout != want || stderr != "" {
 		t.Errorf("stdout %q, stderr %q, want only %q", stdout, stderr, want)
 	}
-	args = append([]string{"check", "--workspace", ws, "--config", cfg, "--json"}, names...)
-	stdout, stderr, code = cli(t, args...)
-	wantExit(t, args, code, exitFound, stdout, stderr)
-	var doc checkJSON
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("--json: %v\n%s", err, stdout)
-	}
+	doc := checkJSONOf(t, append([]string{"check", "--workspace", ws, "--config", cfg, "--json"}, names...))
 	if len(doc.Files) != 1 || doc.Files[0].Path != "sub/bad.fk" || len(doc.Files[0].Diagnostics) != 1 {
 		t.Errorf("--json files = %+v, want sub/bad.fk once with its one diagnostic", doc.Files)
 	}
@@ -411,13 +405,7 @@ func TestCheckEscapesControlCharacters(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout %q, want %q", stdout, want)
 	}
-	args = []string{"check", "--workspace", ws, "--config", cfg, "--json", "a.fk"}
-	stdout, stderr, code = cli(t, args...)
-	wantExit(t, args, code, exitFound, stdout, stderr)
-	var doc checkJSON
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("--json: %v\n%s", err, stdout)
-	}
+	doc := checkJSONOf(t, []string{"check", "--workspace", ws, "--config", cfg, "--json", "a.fk"})
 	if len(doc.Files) != 1 || len(doc.Files[0].Diagnostics) != 1 || doc.Files[0].Diagnostics[0].Message != msg {
 		t.Errorf("--json files = %+v, want a.fk's diagnostic with the message %q", doc.Files, msg)
 	}
@@ -475,13 +463,7 @@ func TestCheckEscapesInvisibleCharacters(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout %q, want %q", stdout, want)
 	}
-	args = []string{"check", "--workspace", ws, "--config", cfg, "--json", name}
-	stdout, stderr, code = cli(t, args...)
-	wantExit(t, args, code, exitFound, stdout, stderr)
-	var doc checkJSON
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("--json: %v\n%s", err, stdout)
-	}
+	doc := checkJSONOf(t, []string{"check", "--workspace", ws, "--config", cfg, "--json", name})
 	if len(doc.Files) != 1 || doc.Files[0].Path != name || len(doc.Files[0].Diagnostics) != 1 || doc.Files[0].Diagnostics[0].Message != msg {
 		t.Errorf("--json files = %+v, want %q's diagnostic with the message %q", doc.Files, name, msg)
 	}
@@ -504,14 +486,21 @@ func TestCheckFileNameCannotForgeALine(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout %q, want %q: one line", stdout, want)
 	}
-	args = []string{"check", "--workspace", ws, "--config", cfg, "--json", name}
-	stdout, stderr, code = cli(t, args...)
+	doc := checkJSONOf(t, []string{"check", "--workspace", ws, "--config", cfg, "--json", name})
+	if len(doc.Files) != 1 || doc.Files[0].Path != name {
+		t.Errorf("--json files = %+v, want %q", doc.Files, name)
+	}
+}
+
+// checkJSONOf runs a check --json that finds errors and decodes its
+// document.
+func checkJSONOf(t *testing.T, args []string) checkJSON {
+	t.Helper()
+	stdout, stderr, code := cli(t, args...)
 	wantExit(t, args, code, exitFound, stdout, stderr)
 	var doc checkJSON
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}
-	if len(doc.Files) != 1 || doc.Files[0].Path != name {
-		t.Errorf("--json files = %+v, want %q", doc.Files, name)
-	}
+	return doc
 }
