@@ -211,9 +211,9 @@ func (s *Session) unserved(path string, err error) (messages.FileReport, bool) {
 	default:
 		return messages.FileReport{}, false
 	}
-	abs := path
+	abs := paths.Given(path) // a file:// URI names its path
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(s.rt.workspace, path)
+		abs = filepath.Join(s.rt.workspace, abs)
 	}
 	uri := paths.URI(filepath.Clean(abs))
 	return messages.FileReport{URI: uri, Path: s.rt.answerPath(path, uri), Status: status, Detail: reasons(err)}, true
