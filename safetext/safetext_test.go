@@ -1,12 +1,6 @@
 package safetext
 
-import (
-	"testing"
-
-	"github.com/agentlsp/agentlsp/test/testenv"
-)
-
-func TestMain(m *testing.M) { testenv.Main(m) }
+import "testing"
 
 // TestEscape: controls, invalid bytes and the invisible characters that
 // reorder or hide text are escaped; everything else, tab, newline and
