@@ -37,7 +37,7 @@ func TestConfigFileChangeRestartsTheServer(t *testing.T) {
 
 	changed := func(rel string, typ messages.FileChangeType) {
 		p := filepath.Join(root, filepath.FromSlash(rel))
-		h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: typ}}})
+		reportChange(h, pid, p, typ, false)
 	}
 	changed("other.fake", messages.FileChanged)
 	changed("deeper/fake.toml", messages.FileCreated)
@@ -100,7 +100,7 @@ func TestConfigFileChangeWhileStartingRestartsAgain(t *testing.T) {
 	if err := os.WriteFile(p, []byte("strict\n"), 0o644); err != nil { // after the start began
 		t.Fatal(err)
 	}
-	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileCreated}}})
+	reportChange(h, pid, p, messages.FileCreated, false)
 	h.AwaitState(messages.StateRunning, 2, 30*time.Second)
 	if st := h.Status(pid); st.Incarnation != 2 || st.Reconfigured != 1 {
 		t.Errorf("incarnation %d, reconfigured %d; want the start abandoned for a second", st.Incarnation, st.Reconfigured)
@@ -132,7 +132,7 @@ func TestConfigFileStormHoldsTheRestart(t *testing.T) {
 		if err := os.WriteFile(p, []byte(fmt.Sprintf("v%d\n", i)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileChanged}}})
+		reportChange(h, pid, p, messages.FileChanged, false)
 		if st := h.Status(pid); st.State == messages.StateError && held == nil {
 			held = st
 		}
@@ -169,11 +169,7 @@ func TestConfigFileStormHoldsTheRestart(t *testing.T) {
 func TestConfigFileGlobsAtAnyDepth(t *testing.T) {
 	h := actortest.New(t)
 	root := t.TempDir()
-	srv, _ := actortest.FakeServer(t)
-	srv.ConfigFiles = []string{"**/proj.cfg"}
-	pid := h.Spawn(srv, root, nil)
-	h.Open(pid, docURI, "one\n")
-	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	pid := runningWithConfigFiles(t, h, root, "**/proj.cfg")
 	steps := []struct {
 		rel     string
 		typ     messages.FileChangeType
@@ -188,7 +184,7 @@ func TestConfigFileGlobsAtAnyDepth(t *testing.T) {
 	want := 1
 	for _, s := range steps {
 		p := filepath.Join(root, filepath.FromSlash(s.rel))
-		h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: s.typ, Dir: s.dir}}})
+		reportChange(h, pid, p, s.typ, s.dir)
 		if s.restart {
 			want++
 			h.AwaitState(messages.StateRunning, want, 30*time.Second)
@@ -207,11 +203,7 @@ func TestConfigFileGlobsAtAnyDepth(t *testing.T) {
 func TestConfigFileSeenTwiceRestartsOnce(t *testing.T) {
 	h := actortest.New(t)
 	root := t.TempDir()
-	srv, _ := actortest.FakeServer(t)
-	srv.ConfigFiles = []string{"fake.toml"}
-	pid := h.Spawn(srv, root, nil)
-	h.Open(pid, docURI, "one\n")
-	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	pid := runningWithConfigFiles(t, h, root, "fake.toml")
 
 	p := filepath.Join(root, "fake.toml")
 	if err := os.WriteFile(p, []byte("strict\n"), 0o644); err != nil {
@@ -219,7 +211,7 @@ func TestConfigFileSeenTwiceRestartsOnce(t *testing.T) {
 	}
 	h.Ask(pid, &messages.TouchDocument{URI: docURI})
 	h.AwaitState(messages.StateRunning, 2, 30*time.Second)
-	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileCreated}}})
+	reportChange(h, pid, p, messages.FileCreated, false)
 	if st := h.Status(pid); st.Incarnation != 2 || st.Reconfigured != 1 || st.State != messages.StateRunning {
 		t.Errorf("after the watcher's report of the change the stat saw: incarnation %d, reconfigured %d, state %v; want 2, 1, running",
 			st.Incarnation, st.Reconfigured, st.State)
@@ -229,7 +221,7 @@ func TestConfigFileSeenTwiceRestartsOnce(t *testing.T) {
 	if err := os.WriteFile(p, []byte("loose, and longer\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: messages.FileChanged}}})
+	reportChange(h, pid, p, messages.FileChanged, false)
 	h.AwaitState(messages.StateRunning, 3, 30*time.Second)
 }
 
@@ -246,4 +238,20 @@ func hoverInBackground(h *actortest.Harness, pid *actor.PID) <-chan *messages.Re
 		answer <- r
 	}()
 	return answer
+}
+
+// runningWithConfigFiles spawns the fake at root with patterns as its
+// ConfigFiles and the document open, and waits until it runs.
+func runningWithConfigFiles(t *testing.T, h *actortest.Harness, root string, patterns ...string) *actor.PID {
+	srv, _ := actortest.FakeServer(t)
+	srv.ConfigFiles = patterns
+	pid := h.Spawn(srv, root, nil)
+	h.Open(pid, docURI, "one\n")
+	h.AwaitState(messages.StateRunning, 1, 30*time.Second)
+	return pid
+}
+
+// reportChange sends pid the watcher's report of a change of path p.
+func reportChange(h *actortest.Harness, pid *actor.PID, p string, typ messages.FileChangeType, dir bool) {
+	h.Sys.Root.Send(pid, &messages.FilesChanged{Changes: []messages.FileChange{{Path: p, URI: paths.URI(p), Type: typ, Dir: dir}}})
 }
