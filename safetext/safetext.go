@@ -64,6 +64,20 @@ func escapeRune(r rune) string {
 
 // needsEscape says whether Escape changes s.
 func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII, byte by byte: no decoding
+			if Escaped(rune(c)) && !(c == '\r' && i+1 < len(s) && s[i+1] == '\n') {
+				return true
+			}
+			continue
+		}
+		return needsEscapeRunes(s[i:])
+	}
+	return false
+}
+
+// needsEscapeRunes is needsEscape from the first byte that is not ASCII.
+func needsEscapeRunes(s string) bool {
 	for i, r := range s {
 		if r == '\r' && strings.HasPrefix(s[i:], "\r\n") {
 			continue
@@ -80,8 +94,8 @@ func needsEscape(s string) bool {
 // separator.
 func Escaped(r rune) bool {
 	switch {
-	case r == '\t' || r == '\n':
-		return false
+	case r < utf8.RuneSelf: // ASCII, most of every text: no table lookup
+		return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f
 	case unicode.IsControl(r), unicode.Is(unicode.Cf, r):
 		return true
 	}
