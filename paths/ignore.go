@@ -1,6 +1,8 @@
 package paths
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -40,4 +42,36 @@ func (f Filter) Visible(workspace, path string, dir bool) bool {
 		parts = parts[:len(parts)-1]
 	}
 	return !slices.ContainsFunc(parts, f.Ignored)
+}
+
+// goDirNames are the ignored names that build tools give their output and
+// Go programs give packages as well: go-ethereum's build/ci.go, an
+// internal/build package. The go command builds them like any other
+// directory (it leaves out only vendor, testdata and names starting with
+// '.' or '_'), so gopls loads and answers about them.
+var goDirNames = map[string]bool{"build": true, "out": true, "dist": true, "target": true}
+
+// maxGoDirEntries bounds the entries GoPackage reads: an output directory
+// can be large, and a Go package says so among its first entries as well
+// as anywhere (the directory's order is the file system's).
+const maxGoDirEntries = 512
+
+// GoPackage reports whether dir, a directory with an ignored name, is a
+// Go package rather than a build's output: its name is one Go packages
+// use too (build, out, dist, target) and it holds a .go file among its
+// first entries. Such a directory is watched like any other: gopls reads
+// it, and a change there must reach gopls.
+func GoPackage(dir string) bool {
+	if !goDirNames[filepath.Base(dir)] {
+		return false
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(maxGoDirEntries)
+	return slices.ContainsFunc(entries, func(e os.DirEntry) bool {
+		return e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go")
+	})
 }

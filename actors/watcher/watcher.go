@@ -282,7 +282,7 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			// ignored directory, whose changes are not reported.
 			a.moved = true
 		}
-		if !a.ignored.Visible(a.cfg.Workspace, e.path, e.dir) {
+		if !a.visible(e.path, e.dir) {
 			continue
 		}
 		if e.closed {
@@ -306,6 +306,24 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 	if len(a.barriers) > 0 {
 		a.flushNow(ctx)
 	}
+}
+
+// visible reports whether a change to path is worth reporting: one below
+// no ignored directory (paths.Filter.Visible), or one in a directory with
+// an ignored name that the watcher watches as a Go package
+// (paths.GoPackage), or such a package made in a watched directory. Events
+// come only from watched directories.
+func (a *watcherActor) visible(path string, dir bool) bool {
+	if a.ignored.Visible(a.cfg.Workspace, path, dir) {
+		return true
+	}
+	if _, watched := a.dirs[path]; watched && dir {
+		return true // a Go package directory deleted or renamed
+	}
+	if _, watched := a.dirs[filepath.Dir(path)]; !watched || !paths.Within(a.cfg.Workspace, path) {
+		return false
+	}
+	return !dir || !a.ignored.Ignored(filepath.Base(path)) || paths.GoPackage(path)
 }
 
 // forgetDir drops a deleted directory and those below it from the watched

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -454,4 +455,41 @@ func TestWatcherSweepsMarkersOfDeadProcesses(t *testing.T) {
 		t.Errorf("marker directories left after the watcher stopped: %v", m)
 	}
 	sys.Shutdown()
+}
+
+// TestWatcherWatchesGoPackagesWithIgnoredNames: a directory whose name is
+// ignored as a build's output (build, out, dist, target) but holds Go
+// files is a Go package (go-ethereum's build/ci.go, an internal/build
+// package), which gopls loads: its changes are reported, a file created in
+// it too, while a build directory without Go files stays unwatched. Before,
+// a definition into internal/build answered from gopls's first reading of
+// the package for as long as it ran.
+func TestWatcherWatchesGoPackagesWithIgnoredNames(t *testing.T) {
+	p := newWatchProbe(t, []string{"go.mod", "internal/build/b.go", "build/out.o", "out/deep/x.go"}, nil)
+	p.check(os.WriteFile(p.path("internal/build/b.go"), []byte("package build\n"), 0o644))
+	p.make("internal/build/c.go")
+	p.make("build/more.o")
+	p.make("out/deep/y.go") // out holds no Go file itself: an output directory
+	p.make("sentinel.txt")
+	got := p.until("changed internal/build/b.go", "created internal/build/c.go", "created sentinel.txt")
+	for _, c := range got {
+		if strings.Contains(c, "build/more.o") || strings.Contains(c, "out/deep") {
+			t.Errorf("a change in an output directory was reported: %s (all: %v)", c, got)
+		}
+	}
+	// A Go package directory moved in with its files is watched too. (One
+	// made empty and filled after the watcher looked into it is not: the
+	// walk found no Go file there.)
+	staged := t.TempDir()
+	p.check(os.MkdirAll(filepath.Join(staged, "target"), 0o755))
+	p.check(os.WriteFile(filepath.Join(staged, "target", "main.go"), []byte("package main\n"), 0o644))
+	p.make("cmd/")
+	p.until("created cmd/")
+	p.check(os.Rename(filepath.Join(staged, "target"), p.path("cmd/target")))
+	p.until("created cmd/target/main.go")
+	p.check(os.WriteFile(p.path("cmd/target/main.go"), []byte("package main\n"), 0o644))
+	p.until("changed cmd/target/main.go")
+	// Deleted: reported, as any directory.
+	p.check(os.RemoveAll(p.path("internal/build")))
+	p.until("deleted internal/build/")
 }
