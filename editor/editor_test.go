@@ -55,6 +55,12 @@ func TestViewsSeeTheFileAsItIsNow(t *testing.T) {
 	if c := col("a.go"); c != 10 {
 		t.Errorf("after a change of the same size: column %d, want 10", c)
 	}
+	// The same size and the same modification time, as rsync -a, cp -p or
+	// tar leave a file they replace: the view read "abcd" at column 10.
+	write("var x, abcd = 1, 2\n", now.Add(2*time.Second))
+	if c := col("a.go"); c != 4 {
+		t.Errorf("after a change of the same size and time: column %d, want 4", c)
+	}
 	write("\uFEFFvar a, x = 1, 2\n", now.Add(3*time.Second)) // a byte-order mark: the server counts it
 	if c := col("a.go"); c != 8 {
 		t.Errorf("after a byte-order mark: column %d, want 8 (the mark and \"var a, \")", c)

@@ -23,16 +23,25 @@ const MaxFileSize = 16 << 20
 type Stamp struct {
 	Size    int64
 	ModTime time.Time
+	// Changed is the inode's change time (ctime; zero where it is not
+	// read), which every write and every change of ModTime moves on:
+	// rsync -a, cp -p and tar give a file they replace its old
+	// modification time, and one of the same size looked unchanged.
+	Changed time.Time
 }
 
 // Exists reports whether the stamp is of an existing file.
 func (s Stamp) Exists() bool { return s != Stamp{} }
 
-// SameFile reports whether size and time match: cheap, without reading
-// the file. A file rewritten within the file system's time resolution with
-// the same size looks the same: the watcher's events tell those apart (the
-// router reads a file the watcher saw change even when its stamp did not).
-func (s Stamp) SameFile(o Stamp) bool { return s.Size == o.Size && s.ModTime.Equal(o.ModTime) }
+// SameFile reports whether size and times match: cheap, without reading
+// the file. Where the change time is read (Linux), a rewrite always shows;
+// elsewhere a file rewritten within the file system's time resolution (or
+// given back its old time) with the same size looks the same: the
+// watcher's events tell those apart (the router reads a file the watcher
+// saw change even when its stamp did not).
+func (s Stamp) SameFile(o Stamp) bool {
+	return s.Size == o.Size && s.ModTime.Equal(o.ModTime) && s.Changed.Equal(o.Changed)
+}
 
 // StampOf stats path (following links): the zero Stamp unless it is a
 // regular file. On Linux it makes the system call itself, into a value on
@@ -46,7 +55,7 @@ func osStampOf(path string) Stamp {
 	if err != nil || !fi.Mode().IsRegular() {
 		return Stamp{}
 	}
-	return Stamp{Size: fi.Size(), ModTime: fi.ModTime()}
+	return stampOfInfo(fi)
 }
 
 // ReadText reads the file at abs (a path InWorkspace or CheckFile
@@ -141,7 +150,7 @@ func readText(abs, given string, lease bool) (string, Stamp, Lease, error) {
 	// The text is b itself, which nothing else holds or changes (as
 	// strings.Builder does): a file is held in memory once, not twice.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
-	return text, Stamp{Size: fi.Size(), ModTime: fi.ModTime()}, held, nil
+	return text, stampOfInfo(fi), held, nil
 }
 
 // ReadRegular reads a regular file of at most MaxFileSize bytes: not a
