@@ -282,6 +282,11 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			// ignored directory, whose changes are not reported.
 			a.moved = true
 		}
+		if a.vendorReplaced(e) {
+			a.gone[e.path] = struct{}{} // a directory: servers forget what lay below it
+			a.record(e.path, messages.FileDeleted)
+			continue
+		}
 		if !a.visible(e.path, e.dir) {
 			continue
 		}
@@ -324,6 +329,21 @@ func (a *watcherActor) visible(path string, dir bool) bool {
 		return false
 	}
 	return !dir || !a.ignored.Ignored(filepath.Base(path)) || paths.GoPackage(path)
+}
+
+// vendorReplaced reports whether e made, deleted or renamed a directory
+// named vendor in a watched directory of the workspace. The watcher does
+// not look into vendor/, but go mod vendor removes it and writes it again:
+// that is reported as the deletion of the directory (whatever e's type), so
+// that servers forget what they read below it (gopls expands it into the
+// files it knew there) and the router reads the documents open there
+// again. A file changed in place below vendor/ is not seen.
+func (a *watcherActor) vendorReplaced(e watchEvent) bool {
+	if !e.dir || e.closed || e.typ == messages.FileChanged || filepath.Base(e.path) != "vendor" {
+		return false
+	}
+	_, watched := a.dirs[filepath.Dir(e.path)]
+	return watched && paths.Within(a.cfg.Workspace, e.path)
 }
 
 // forgetDir drops a deleted directory and those below it from the watched

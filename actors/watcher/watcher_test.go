@@ -493,3 +493,23 @@ func TestWatcherWatchesGoPackagesWithIgnoredNames(t *testing.T) {
 	p.check(os.RemoveAll(p.path("internal/build")))
 	p.until("deleted internal/build/")
 }
+
+// TestWatcherReportsAVendorDirectoryReplaced: go mod vendor removes vendor/
+// and writes it again; the watcher does not look into vendor/, but reports
+// that replacement as the deletion of the directory, so that gopls forgets
+// what it read below it and the router re-reads the documents open there.
+// Before, a definition into a vendored module named its old line after the
+// module was vendored again.
+func TestWatcherReportsAVendorDirectoryReplaced(t *testing.T) {
+	p := newWatchProbe(t, []string{"go.mod", "vendor/modules.txt", "vendor/example.com/x/x.go", "sub/vendor/y.go"}, nil)
+	p.check(os.RemoveAll(p.path("vendor")))
+	p.make("vendor/modules.txt")
+	p.make("vendor/example.com/x/x.go")
+	p.until("deleted vendor/")
+	// A file changed in place below vendor/ is still not looked at.
+	p.make("vendor/example.com/x/more.go")
+	p.make("sentinel.txt")
+	if got := p.until("created sentinel.txt"); slices.ContainsFunc(got, func(c string) bool { return strings.Contains(c, "vendor") }) {
+		t.Errorf("a change below vendor/ was reported: %v", got)
+	}
+}
