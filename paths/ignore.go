@@ -44,25 +44,28 @@ func (f Filter) Visible(workspace, path string, dir bool) bool {
 	return !slices.ContainsFunc(parts, f.Ignored)
 }
 
-// goDirNames are the ignored names that build tools give their output and
-// Go programs give packages as well: go-ethereum's build/ci.go, an
-// internal/build package. The go command builds them like any other
-// directory (it leaves out only vendor, testdata and names starting with
-// '.' or '_'), so gopls loads and answers about them.
-var goDirNames = map[string]bool{"build": true, "out": true, "dist": true, "target": true}
+// packageDirNames are the ignored names that build tools give their
+// output and programs give packages as well: an internal/build Go package,
+// go-ethereum's build/ci.go, a Python package named build. The go command
+// builds them like any other directory (it leaves out only vendor,
+// testdata and names starting with '.' or '_'), and Python imports them,
+// so gopls and pyright read them.
+var packageDirNames = map[string]bool{"build": true, "out": true, "dist": true, "target": true}
 
-// maxGoDirEntries bounds the entries GoPackage reads: an output directory
-// can be large, and a Go package says so among its first entries as well
-// as anywhere (the directory's order is the file system's).
-const maxGoDirEntries = 512
+// maxPackageDirEntries bounds the entries SourcePackage reads: an output
+// directory can be large, and a package's source files are as likely among
+// its first entries as anywhere (the order is the file system's).
+const maxPackageDirEntries = 512
 
-// GoPackage reports whether dir, a directory with an ignored name, is a
-// Go package rather than a build's output: its name is one Go packages
-// use too (build, out, dist, target) and it holds a .go file among its
-// first entries. Such a directory is watched like any other: gopls reads
-// it, and a change there must reach gopls.
-func GoPackage(dir string) bool {
-	if !goDirNames[filepath.Base(dir)] {
+// SourcePackage reports whether dir, a directory with an ignored name, is
+// a package of sources rather than a build's output: its name is one
+// packages use too (build, out, dist, target) and it holds a .go or .py
+// file among its first entries (a build's output holds compiled files, and
+// setuptools' build/ holds its copies below lib/). Such a directory is
+// watched like any other: its servers read it, and a change there must
+// reach them.
+func SourcePackage(dir string) bool {
+	if !packageDirNames[filepath.Base(dir)] {
 		return false
 	}
 	f, err := os.Open(dir)
@@ -70,8 +73,9 @@ func GoPackage(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	entries, _ := f.ReadDir(maxGoDirEntries)
+	entries, _ := f.ReadDir(maxPackageDirEntries)
 	return slices.ContainsFunc(entries, func(e os.DirEntry) bool {
-		return e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go")
+		ext := filepath.Ext(e.Name())
+		return e.Type().IsRegular() && (ext == ".go" || ext == ".py")
 	})
 }

@@ -119,7 +119,7 @@ func (j *walkJob) visit(root, p string, d fs.DirEntry, err error) error {
 	switch {
 	case err != nil:
 		return nil // vanished or unreadable: skipped
-	case p != root && d.IsDir() && j.ignored.Ignored(d.Name()) && !paths.GoPackage(p):
+	case p != root && d.IsDir() && j.ignored.Ignored(d.Name()) && !paths.SourcePackage(p):
 		return filepath.SkipDir
 	case p != root && j.report && len(j.res.found) >= j.maxFound:
 		j.res.foundDropped++

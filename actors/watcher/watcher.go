@@ -315,20 +315,20 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 
 // visible reports whether a change to path is worth reporting: one below
 // no ignored directory (paths.Filter.Visible), or one in a directory with
-// an ignored name that the watcher watches as a Go package
-// (paths.GoPackage), or such a package made in a watched directory. Events
-// come only from watched directories.
+// an ignored name that the watcher watches as a package of sources (Go,
+// Python: paths.SourcePackage), or such a package made in a watched
+// directory. Events come only from watched directories.
 func (a *watcherActor) visible(path string, dir bool) bool {
 	if a.ignored.Visible(a.cfg.Workspace, path, dir) {
 		return true
 	}
 	if _, watched := a.dirs[path]; watched && dir {
-		return true // a Go package directory deleted or renamed
+		return true // a package directory deleted or renamed
 	}
 	if _, watched := a.dirs[filepath.Dir(path)]; !watched || !paths.Within(a.cfg.Workspace, path) {
 		return false
 	}
-	return !dir || !a.ignored.Ignored(filepath.Base(path)) || paths.GoPackage(path)
+	return !dir || !a.ignored.Ignored(filepath.Base(path)) || paths.SourcePackage(path)
 }
 
 // vendorReplaced reports whether e made, deleted or renamed a directory

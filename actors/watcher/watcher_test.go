@@ -457,21 +457,23 @@ func TestWatcherSweepsMarkersOfDeadProcesses(t *testing.T) {
 	sys.Shutdown()
 }
 
-// TestWatcherWatchesGoPackagesWithIgnoredNames: a directory whose name is
-// ignored as a build's output (build, out, dist, target) but holds Go
-// files is a Go package (go-ethereum's build/ci.go, an internal/build
-// package), which gopls loads: its changes are reported, a file created in
-// it too, while a build directory without Go files stays unwatched. Before,
-// a definition into internal/build answered from gopls's first reading of
-// the package for as long as it ran.
-func TestWatcherWatchesGoPackagesWithIgnoredNames(t *testing.T) {
-	p := newWatchProbe(t, []string{"go.mod", "internal/build/b.go", "build/out.o", "out/deep/x.go"}, nil)
+// TestWatcherWatchesPackagesWithIgnoredNames: a directory whose name is
+// ignored as a build's output (build, out, dist, target) but holds Go or
+// Python files is a package (go-ethereum's build/ci.go, an internal/build
+// Go package, a Python package named build), which gopls or pyright
+// reads: its changes are reported, a file created in it too, while a build
+// directory without such files stays unwatched. Before, a definition into
+// internal/build answered from gopls's first reading of the package for as
+// long as it ran, and pyright's the same.
+func TestWatcherWatchesPackagesWithIgnoredNames(t *testing.T) {
+	p := newWatchProbe(t, []string{"go.mod", "internal/build/b.go", "build/out.o", "out/deep/x.go", "py/dist/tool.py"}, nil)
 	p.check(os.WriteFile(p.path("internal/build/b.go"), []byte("package build\n"), 0o644))
 	p.make("internal/build/c.go")
+	p.make("py/dist/more.py")
 	p.make("build/more.o")
 	p.make("out/deep/y.go") // out holds no Go file itself: an output directory
 	p.make("sentinel.txt")
-	got := p.until("changed internal/build/b.go", "created internal/build/c.go", "created sentinel.txt")
+	got := p.until("changed internal/build/b.go", "created internal/build/c.go", "created py/dist/more.py", "created sentinel.txt")
 	for _, c := range got {
 		if strings.Contains(c, "build/more.o") || strings.Contains(c, "out/deep") {
 			t.Errorf("a change in an output directory was reported: %s (all: %v)", c, got)
