@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/agentlsp/agentlsp/messages"
+	"github.com/agentlsp/agentlsp/paths"
 	"github.com/agentlsp/agentlsp/results"
 )
 
@@ -58,7 +59,25 @@ func (s *Session) locations(ctx context.Context, path, method string, pos Positi
 	if err != nil {
 		return nil, err
 	}
-	return results.Locations(rs, ans), nil
+	out := results.Locations(rs, ans)
+	for _, l := range out.Locations {
+		out.Unwatched = s.rt.unwatched(out.Unwatched, l.Path)
+	}
+	return out, nil
+}
+
+// skipped are the directory names the file watcher does not look into.
+var skipped = paths.NewFilter(nil)
+
+// unwatched adds file to list (once) when it lies in a directory the
+// runtime's file watcher does not look into (results.Answer.Unwatched). A
+// runtime without a watcher (NoWatch, the CLI's query, which starts one
+// per call) notes nothing.
+func (rt *Runtime) unwatched(list []string, file string) []string {
+	if file == "" || rt.cfg.NoWatch || slices.Contains(list, file) || skipped.Unwatched(rt.workspace, file) == "" {
+		return list
+	}
+	return append(list, file)
 }
 
 // Hover returns the documentation and type of the symbol at pos.
@@ -122,6 +141,9 @@ func (s *Session) WorkspaceSymbols(ctx context.Context, query string, path ...st
 	}
 	out := &results.SymbolsAnswer{Answer: ans}
 	out.Symbols = results.Collect(rs, &out.Answer, results.ParseWorkspaceSymbols)
+	for _, sym := range out.Symbols {
+		out.Unwatched = s.rt.unwatched(out.Unwatched, sym.Path)
+	}
 	return out, nil
 }
 
@@ -134,6 +156,9 @@ func (s *Session) PrepareCallHierarchy(ctx context.Context, path string, pos Pos
 	}
 	out := &results.CallItemsAnswer{Answer: ans}
 	out.Items = results.Collect(rs, &out.Answer, results.ParseCallItems)
+	for _, it := range out.Items {
+		out.Unwatched = s.rt.unwatched(out.Unwatched, it.Path)
+	}
 	return out, nil
 }
 
@@ -157,6 +182,9 @@ func (s *Session) calls(ctx context.Context, item results.CallItem, method strin
 	}
 	out := &results.CallsAnswer{Answer: ans}
 	out.Calls = results.Collect(rs, &out.Answer, parse)
+	for _, c := range out.Calls {
+		out.Unwatched = s.rt.unwatched(out.Unwatched, c.Item.Path)
+	}
 	return out, nil
 }
 

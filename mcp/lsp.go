@@ -61,6 +61,11 @@ type LSPOutput struct {
 	// Starting names the servers asked that were still starting when the
 	// answer was due (workspaceSymbol): ask again shortly.
 	Starting []string `json:"starting,omitempty"`
+	// Unwatched names the files of the answer that lie in directories
+	// agentlsp does not watch for changes (node_modules, vendor, .venv, a
+	// build's output): a change made there since the server read them is
+	// not seen.
+	Unwatched []string `json:"unwatched,omitempty"`
 	// Locations answer goToDefinition, findReferences (declaration
 	// included) and goToImplementation, sorted by path and position.
 	Locations []agentlsp.EditorLocation `json:"locations,omitempty"`

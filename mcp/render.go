@@ -38,6 +38,10 @@ func (v *view) render(out LSPOutput, in LSPInput) string {
 	for _, e := range out.Errors {
 		fmt.Fprintf(&b, "note: %s\n", indent(e))
 	}
+	if len(out.Unwatched) > 0 {
+		fmt.Fprintf(&b, "note: not watched for changes: %s (a change made there since the language server read it is not seen)\n",
+			safetext.EscapeLine(strings.Join(out.Unwatched, ", ")))
+	}
 	if len(out.Starting) > 0 {
 		fmt.Fprintf(&b, "note: still starting, not in this answer: %s (ask again shortly)\n", strings.Join(out.Starting, ", "))
 	}

@@ -54,6 +54,11 @@ func (v *view) merge(out *LSPOutput, a results.Answer) {
 	v.serverTime += a.ServerTime
 	out.Errors = append(out.Errors, a.Errors...)
 	out.Starting = append(out.Starting, a.Starting...)
+	for _, f := range a.Unwatched {
+		if rel := v.ed.Rel(f); !slices.Contains(out.Unwatched, rel) {
+			out.Unwatched = append(out.Unwatched, rel)
+		}
+	}
 }
 
 // loc converts an LSP range in a file (a path, or a URI for other

@@ -44,6 +44,27 @@ func (f Filter) Visible(workspace, path string, dir bool) bool {
 	return !slices.ContainsFunc(parts, f.Ignored)
 }
 
+// Unwatched returns the directory, below workspace, that the watcher does
+// not look into and that holds path: the first with an ignored name that is
+// not a package of sources (SourcePackage); "" when path is outside the
+// workspace or watched. A change made there reaches no server unless a
+// call names the file.
+func (f Filter) Unwatched(workspace, path string) string {
+	rest, ok := strings.CutPrefix(path, strings.TrimSuffix(workspace, "/")+"/")
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(rest, "/")
+	dir := strings.TrimSuffix(workspace, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir += "/" + p
+		if f.Ignored(p) && !SourcePackage(dir) {
+			return dir
+		}
+	}
+	return ""
+}
+
 // packageDirNames are the ignored names that build tools give their
 // output and programs give packages as well: an internal/build Go package,
 // go-ethereum's build/ci.go, a Python package named build. The go command

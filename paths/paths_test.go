@@ -105,3 +105,39 @@ func TestReadText(t *testing.T) {
 		t.Errorf("ReadText(none) = %v, want ErrFileNotFound", err)
 	}
 }
+
+// TestUnwatched: a file below a directory the watcher skips is named with
+// that directory; a package of sources with an output's name (Go files in
+// internal/build) is watched.
+func TestUnwatched(t *testing.T) {
+	ws := t.TempDir()
+	for _, f := range []string{"internal/build/b.go", "build/x.o", "node_modules/dep/index.d.ts", "src/a.go"} {
+		p := filepath.Join(ws, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := paths.NewFilter(nil)
+	for file, want := range map[string]string{
+		"internal/build/b.go":              "",
+		"build/x.o":                        "build",
+		"node_modules/dep/index.d.ts":      "node_modules",
+		"src/a.go":                         "",
+		"vendor/example.com/other/o.go":    "vendor",
+		"src/.venv/lib/site-packages/x.py": "src/.venv",
+	} {
+		got := f.Unwatched(ws, filepath.Join(ws, file))
+		if want != "" {
+			want = filepath.Join(ws, want)
+		}
+		if got != want {
+			t.Errorf("Unwatched(%s) = %q, want %q", file, got, want)
+		}
+	}
+	if got := f.Unwatched(ws, "/elsewhere/node_modules/x.js"); got != "" {
+		t.Errorf("a file outside the workspace: %q, want \"\"", got)
+	}
+}

@@ -24,6 +24,12 @@ type Answer struct {
 	// Starting lists the servers that were asked but were still starting
 	// when the answer was due (workspace symbols).
 	Starting []string `json:"starting,omitempty"`
+	// Unwatched lists the files of the answer (absolute paths, each once)
+	// that lie in directories the runtime's file watcher does not look
+	// into (node_modules, vendor, .venv, a build's output: paths.Filter):
+	// a change made there since the server read them is not seen, and the
+	// answer may describe them as they were.
+	Unwatched []string `json:"unwatched,omitempty"`
 	// ServerTime is how long the servers themselves took: the longest of
 	// their round trips (they are asked at once), from a request handed to
 	// a server's connection to its answer read back. The rest of a call's

@@ -103,6 +103,9 @@ func TestNavigationIntoPackagesWithIgnoredNames(t *testing.T) {
 	write(t, ws, "internal/build/c.go", "package build\n\nfunc Other() int { return Helper2(1) }\n\nfunc Helper(x int) int { return x + 2 }\n")
 	write(t, ws, "internal/build/b.go", "package build\n\nfunc Helper2(x int) int { return x + 1 }\n")
 	agreeOnNavigation(t, s, ws, "definition", "main.go", 6, 16, "moved to another file")
+	if ans := definitionAt(t, s, "main.go", 6, 16); len(ans.Unwatched) != 0 {
+		t.Errorf("definition into internal/build: Unwatched = %v, want none (it is watched)", ans.Unwatched)
+	}
 }
 
 // TestNavigationIntoVendorAfterGoModVendor: go mod vendor, run again after
@@ -138,4 +141,23 @@ func TestNavigationIntoVendorAfterGoModVendor(t *testing.T) {
 	write(t, other, "p.go", "package other\n\nfunc More() int { return Deep() }\n")
 	vendor()
 	agreeOnNavigation(t, s, ws, "references -d", "main.go", 6, 16, "a caller vendored")
+
+	// A vendored file edited in place is not seen: the answer says so.
+	ans := definitionAt(t, s, "main.go", 6, 16)
+	if want := []string{filepath.Join(ws, "vendor/example.com/other/o.go")}; !slices.Equal(ans.Unwatched, want) {
+		t.Errorf("definition into vendor/: Unwatched = %v, want %v", ans.Unwatched, want)
+	}
+}
+
+// definitionAt asks the session for the definition at a 1-based line and
+// column.
+func definitionAt(t *testing.T, s *agentlsp.Session, rel string, line, col int) *results.LocationsAnswer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ans, err := s.Definition(ctx, rel, agentlsp.Position{Line: uint32(line - 1), Character: uint32(col - 1)})
+	if err != nil {
+		t.Fatalf("definition %s:%d:%d: %v", rel, line, col, err)
+	}
+	return ans
 }
