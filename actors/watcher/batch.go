@@ -3,6 +3,7 @@ package watcher
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentlsp/agentlsp/messages"
@@ -154,9 +155,30 @@ func (a *watcherActor) flush(ctx actor.Context) {
 	if len(changes) == 0 && len(a.barriers) == 0 {
 		return
 	}
+	changes = a.withLinks(changes)
 	slices.SortFunc(changes, func(x, y messages.FileChange) int { return cmp.Compare(x.Path, y.Path) })
 	slices.Sort(held)
 	ctx.Send(a.cfg.Target, &messages.FilesChanged{Workspace: a.cfg.Workspace, Changes: changes,
 		Barriers: a.barriers, Partial: a.partial(), Seq: a.cfg.Probe.nextFlush(), Moved: a.moved, Held: held})
 	a.barriers, a.lost, a.moved = nil, false, false
+}
+
+// withLinks adds, for each change below a directory that a symbolic link
+// of the workspace leads to, the same change below the link: the directory
+// is watched under its real path only, and gopls, which reads a package
+// imported through a link under the link's path, never heard of a change
+// made there (a definition into it named the old line).
+func (a *watcherActor) withLinks(changes []messages.FileChange) []messages.FileChange {
+	if len(a.links) == 0 {
+		return changes
+	}
+	for _, c := range changes {
+		for link, real := range a.links {
+			if c.Path != real && paths.Within(real, c.Path) {
+				p := link + strings.TrimPrefix(c.Path, real)
+				changes = append(changes, messages.FileChange{Path: p, URI: paths.URI(p), Type: c.Type, Dir: c.Dir})
+			}
+		}
+	}
+	return changes
 }

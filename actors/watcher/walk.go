@@ -83,16 +83,17 @@ func resized(path string, sizes map[string]int64) bool {
 
 // walkJob is one walk; it owns its inputs (known is a copy).
 type walkJob struct {
-	w        source
-	stop     <-chan struct{}
-	ignored  paths.Filter
-	maxDirs  int
-	maxFound int // entries reported at most
-	roots    []string
-	prunes   []string
-	known    map[string]struct{} // watched directories
-	report   bool                // report entries found below the roots
-	res      watchWalked
+	w         source
+	stop      <-chan struct{}
+	ignored   paths.Filter
+	workspace string
+	maxDirs   int
+	maxFound  int // entries reported at most
+	roots     []string
+	prunes    []string
+	known     map[string]struct{} // watched directories
+	report    bool                // report entries found below the roots
+	res       watchWalked
 }
 
 // run removes the stale watches below renamed directories, then walks the
@@ -126,10 +127,38 @@ func (j *walkJob) visit(root, p string, d fs.DirEntry, err error) error {
 	case p != root && j.report:
 		j.res.found = append(j.res.found, p)
 	}
+	if d.Type()&fs.ModeSymlink != 0 {
+		j.link(p)
+	}
 	if !d.IsDir() {
 		return nil
 	}
 	return j.add(p)
+}
+
+// maxLinks bounds the symbolic links to directories a watcher remembers.
+const maxLinks = 256
+
+// link records p, a symbolic link, when it leads to a directory of the
+// workspace: that directory is watched under its real path (a walk does
+// not follow links), and a server that reads a package through the link
+// (gopls, for an import whose directory is a link) knows its files under
+// the link's path.
+func (j *walkJob) link(p string) {
+	if len(j.res.links) >= maxLinks {
+		return
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || real == p || !paths.Within(j.workspace, real) || paths.Within(real, p) {
+		return // outside, or a loop (a link to a directory above it): every change twice
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return
+	}
+	if j.res.links == nil {
+		j.res.links = make(map[string]string)
+	}
+	j.res.links[p] = real
 }
 
 // add watches directory p unless it is watched or the bound is reached.

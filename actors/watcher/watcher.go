@@ -125,6 +125,7 @@ type (
 		foundDropped int      // entries found beyond MaxPending
 		limited      bool     // the bound (MaxDirs, or the kernel's: err) was reached
 		err          error
+		links        map[string]string // symbolic links to directories of the workspace: link -> real path
 	}
 	watchFlush struct{ gen uint64 } // a debounce window ended
 )
@@ -152,8 +153,12 @@ type watcherActor struct {
 	stop    chan struct{} // closed on stop: cuts a walk short
 	err     error
 
-	dirs     map[string]struct{} // watched directories
-	ready    bool                // the initial walk is done
+	dirs map[string]struct{} // watched directories
+	// links are the symbolic links to directories of the workspace the
+	// walks met (link -> real path, at most maxLinks): a change below the
+	// real path is reported below each link too (withLinks).
+	links    map[string]string
+	ready    bool // the initial walk is done
 	limited  bool
 	warned   bool
 	walking  bool
@@ -209,6 +214,7 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 	a.send = func(m any) { root.Send(self, m) }
 	a.gen = watcherGens.Add(1)
 	a.dirs = make(map[string]struct{})
+	a.links = make(map[string]string)
 	a.pending = make(map[string]messages.FileChangeType)
 	a.gone = make(map[string]struct{})
 	a.writing = make(map[string]time.Time)
@@ -378,7 +384,7 @@ func (a *watcherActor) walkNext() {
 	if a.walking || a.w == nil || len(a.queue)+len(a.prunes) == 0 {
 		return
 	}
-	j := &walkJob{w: a.w, stop: a.stop, ignored: a.ignored, maxDirs: a.cfg.MaxDirs, maxFound: a.cfg.MaxPending,
+	j := &walkJob{w: a.w, stop: a.stop, ignored: a.ignored, workspace: a.cfg.Workspace, maxDirs: a.cfg.MaxDirs, maxFound: a.cfg.MaxPending,
 		roots: a.queue, prunes: a.prunes, known: maps.Clone(a.dirs), report: a.ready}
 	a.queue, a.prunes, a.walking = nil, nil, true
 	gen, send := a.gen, a.send
@@ -393,6 +399,11 @@ func (a *watcherActor) onWalked(ctx actor.Context, m *watchWalked) {
 	a.walking, a.ready = false, true
 	for _, d := range m.added {
 		a.dirs[d] = struct{}{}
+	}
+	for link, real := range m.links {
+		if len(a.links) < maxLinks {
+			a.links[link] = real
+		}
 	}
 	if m.limited {
 		a.noteLimited(m.err)

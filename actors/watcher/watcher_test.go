@@ -515,3 +515,20 @@ func TestWatcherReportsAVendorDirectoryReplaced(t *testing.T) {
 		t.Errorf("a change below vendor/ was reported: %v", got)
 	}
 }
+
+// TestWatcherReportsChangesUnderSymlinkedDirectories: a directory of the
+// workspace reached through a symbolic link (lib -> shared/real) is
+// watched once, under its real path; a change there is reported under the
+// link's path too, which is how gopls knows the file when a package is
+// imported through the link. Before, gopls kept lib/a.go as it first read
+// it, and a definition into it named the old line.
+func TestWatcherReportsChangesUnderSymlinkedDirectories(t *testing.T) {
+	p := newWatchProbe(t, []string{"shared/real/a.go"}, func(c *watcher.Config) {
+		if err := os.Symlink("shared/real", filepath.Join(c.Workspace, "lib")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	p.check(os.WriteFile(p.path("shared/real/a.go"), []byte("package lib\n"), 0o644))
+	p.make("shared/real/b.go")
+	p.until("changed shared/real/a.go", "changed lib/a.go", "created shared/real/b.go", "created lib/b.go")
+}
