@@ -3,6 +3,7 @@ package fresh
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -160,4 +161,26 @@ func definitionAt(t *testing.T, s *agentlsp.Session, rel string, line, col int) 
 		t.Fatalf("definition %s:%d:%d: %v", rel, line, col, err)
 	}
 	return ans
+}
+
+// TestNavigationThroughASymlinkedPackage: a package imported through a
+// symbolic link of the workspace (lib -> shared/real), edited through its
+// real path, is answered as it is now, as gopls's command line does.
+// Before, the watcher reported the real path only, and gopls, which knows
+// the files by the link's path, answered from its first reading of them.
+func TestNavigationThroughASymlinkedPackage(t *testing.T) {
+	ws := workspace(t, map[string]string{
+		"go.mod":           "module example.com/app\n\ngo 1.22\n",
+		"shared/real/a.go": "package lib\n\nfunc Helper(x int) int { return x + 1 }\n",
+		"main.go":          "package main\n\nimport \"example.com/app/lib\"\n\nfunc main() {\n\tprintln(lib.Helper(3))\n}\n",
+	})
+	if err := os.Symlink("shared/real", filepath.Join(ws, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, ws).Session("agent")
+	freshDiagnostics(t, s, "main.go")
+	agreeOnNavigation(t, s, ws, "definition", "main.go", 6, 14, "before")
+	write(t, ws, "shared/real/a.go", "package lib\n\n// one\n// two\n\nfunc Helper(x int) int { return x + 1 }\n")
+	agreeOnNavigation(t, s, ws, "definition", "main.go", 6, 14, "edited through the real path")
+	agreeOnNavigation(t, s, ws, "references -d", "main.go", 6, 14, "edited through the real path")
 }
