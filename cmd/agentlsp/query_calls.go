@@ -118,5 +118,8 @@ func mergeAnswers(a, b results.Answer) results.Answer {
 		func(s string) bool { return slices.Contains(out.Servers, s) })
 	slices.Sort(out.Starting)
 	out.Starting = slices.Compact(out.Starting)
+	out.Unwatched = append(slices.Clone(a.Unwatched), b.Unwatched...)
+	slices.Sort(out.Unwatched)
+	out.Unwatched = slices.Compact(out.Unwatched)
 	return out
 }

@@ -30,7 +30,8 @@ func (r *result) writeJSON(w io.Writer) error {
 
 // writeText writes the lines on out, and on errOut what there is to know
 // about the answer: nothing found, a server still indexing, servers that
-// failed or were still starting while others answered. When no server
+// failed or were still starting while others answered, files in
+// directories the watcher does not look into (a daemon's: --shared). When no server
 // answered, it says nothing of what was found: status's error says why.
 // Servers' text is escaped (safeText).
 func (r *result) writeText(out, errOut io.Writer) error {
@@ -52,6 +53,10 @@ func (r *result) writeText(out, errOut io.Writer) error {
 	}
 	for _, e := range r.answer.Errors {
 		fmt.Fprintf(errOut, "agentlsp: note: %s\n", safeText(trimPrefix(e)))
+	}
+	if len(r.answer.Unwatched) > 0 {
+		fmt.Fprintf(errOut, "agentlsp: note: not watched for changes: %s (a change made there since the language server read it is not seen)\n",
+			safeLine(strings.Join(r.answer.Unwatched, ", ")))
 	}
 	if len(r.answer.Starting) > 0 && r.status() == nil {
 		fmt.Fprintf(errOut, "agentlsp: note: still starting, not in this answer: %s (ask again shortly)\n",

@@ -207,3 +207,23 @@ func TestQueryTextNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestQuerySaysWhichFilesAreNotWatched: an answer naming files in
+// directories the watcher does not look into (a daemon's, with --shared)
+// says so on stderr, and a call hierarchy's answers keep them when merged.
+func TestQuerySaysWhichFilesAreNotWatched(t *testing.T) {
+	file := "/ws/node_modules/dep/index.d.ts"
+	a := results.Answer{Servers: []string{"ts"}, Unwatched: []string{file}}
+	merged := mergeAnswers(a, results.Answer{Servers: []string{"ts"}, Unwatched: []string{file}})
+	if len(merged.Unwatched) != 1 || merged.Unwatched[0] != file {
+		t.Errorf("merged Unwatched = %v, want [%s]", merged.Unwatched, file)
+	}
+	r := &result{answer: merged, lines: []string{"node_modules/dep/index.d.ts:1:25"}}
+	var out, errOut strings.Builder
+	if err := r.writeText(&out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := "agentlsp: note: not watched for changes: " + file; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr = %q, want it to contain %q", errOut.String(), want)
+	}
+}
