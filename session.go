@@ -3,6 +3,7 @@ package agentlsp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -194,11 +195,12 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, named []stri
 // unserved is the report of a file that no server can check, from the
 // error of its call: no server serves it (no_server), or every server
 // that does is broken (server_broken: not installed, unable to start),
-// with the reason, each server's part named by the server. The first call
-// about a file whose server cannot start learns it during the wait, and
-// the diagnostics actor answers such a report; every later call fails
-// its sync at the router, which knows it by then. Both are answered the
-// same way here, so a caller never has to tell them apart.
+// with the reason, each server's part named by the server. The router
+// answers an edit whose servers are all broken with the diagnostics
+// actor's server_broken report, as the wait of the call that learns of
+// the break does; a file no server serves fails its sync, and so does an
+// Open of a broken server's file: those errors become reports here, so a
+// caller never has to tell them apart.
 func (s *Session) unserved(path string, err error) (messages.FileReport, bool) {
 	var status messages.Status
 	switch {
@@ -258,8 +260,14 @@ func (s *Session) Close(ctx context.Context, path string) error {
 
 // Save writes the text the servers have to disk when it differs from the
 // disk's (an Edit, or a document created in memory), then sends didSave.
+// When the disk has the text but no server could be told (all broken),
+// the error says the text is on disk, and wraps the servers' errors.
 func (s *Session) Save(ctx context.Context, path string) error {
-	_, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncSave})
+	fs, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncSave})
+	if err != nil && fs != nil && fs.Err == nil {
+		// The write went well (its failure is fs.Err): only didSave failed.
+		return fmt.Errorf("agentlsp: %s: saved (the disk has the text), but no server was told: %w", path, err)
+	}
 	return err
 }
 

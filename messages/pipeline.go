@@ -128,6 +128,10 @@ type WaitOptions struct {
 // written on disk) are not blamed on it: they are in Meanwhile. Applied
 // says whether the change went out, at the versions in Servers; Err says
 // why there is no answer (a bad path, no server: then nothing was sent).
+// An edit whose servers are all broken is applied (the router and the
+// broken server actors keep the text for their next start) and answered
+// server_broken, each server's reason in the report, with each server's
+// error in Servers.
 type EditResult struct {
 	ID        uint64 // the caller's id (Edit.ID, AwaitEdit.CallerID)
 	EditID    uint64
