@@ -60,8 +60,14 @@ func versions(svs []messages.ServerVersion) []string {
 // call, with the edit applied: the runtime keeps the text, Save writes
 // it, and the servers get it when they start again. It blocks until the
 // diagnostics are in, the timeout, or ctx; an error that is not about the
-// input is an *EditError saying whether the change went out.
+// input is an *EditError saying whether the change went out. An Edit
+// after End sends nothing (ErrSessionEnded).
 func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOption) (*messages.EditResult, error) {
+	if s.isEnded() {
+		// The call would release the document as it returned (released):
+		// an answer about a text nobody holds any more, lost unsaved.
+		return nil, &EditError{Path: path, Err: ErrSessionEnded}
+	}
 	o := s.options(opts)
 	return s.edit(ctx, &messages.Edit{Path: path, Text: text, Create: o.Create}, o)
 }

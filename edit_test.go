@@ -95,3 +95,50 @@ func editsOfABrokenServer(t *testing.T, rt *agentlsp.Runtime, ws, server, why st
 		t.Errorf("main.py on disk after Save = %q, want the last edit's text", got)
 	}
 }
+
+// TestEditTextOverTheLimitIsRefused: an Edit whose text is larger than
+// the files agentlsp reads (16 MiB) fails with ErrFileTooLarge naming the
+// sizes, and the session goes on. Before, a 17 MiB text went to the
+// server and was answered fresh; once saved, the file was refused as too
+// large.
+func TestEditTextOverTheLimitIsRefused(t *testing.T) {
+	rt, _, _ := fakeRuntime(t)
+	s := rt.Session("agent")
+	ctx := context.Background()
+	_, err := s.Edit(ctx, "main.py", "x = '"+strings.Repeat("a", 16<<20)+"'\n")
+	if !errors.Is(err, agentlsp.ErrFileTooLarge) || !strings.Contains(err.Error(), "the limit is 16777216") {
+		t.Errorf("Edit of a 16 MiB text = %v, want ErrFileTooLarge naming the limit", err)
+	}
+	if res, err := s.Edit(ctx, "main.py", "x = 1\n"); err != nil || res.Status != messages.StatusFresh {
+		t.Errorf("Edit after it = %v, %v; want a fresh answer", res, err)
+	}
+}
+
+// TestEditAfterEndIsRefused: an Edit of a session after its End sends
+// nothing and says so (ErrSessionEnded, not applied); the session begun
+// again by Runtime.Session edits. Before, the edit was applied and
+// answered, then its document closed as the call returned: the text was
+// gone, and a Save after it said "document not open".
+func TestEditAfterEndIsRefused(t *testing.T) {
+	rt, _, _ := fakeRuntime(t)
+	ctx := context.Background()
+	s := rt.Session("agent")
+	if _, err := s.Edit(ctx, "main.py", "x = 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Edit(ctx, "main.py", "x = 2\n")
+	var ee *agentlsp.EditError
+	if !errors.Is(err, agentlsp.ErrSessionEnded) || !errors.As(err, &ee) || ee.Applied {
+		t.Errorf("Edit after End = %+v, %v; want an *EditError, not applied, of ErrSessionEnded", res, err)
+	}
+	again := rt.Session("agent")
+	if _, err := again.Edit(ctx, "main.py", "x = 3\n"); err != nil {
+		t.Errorf("Edit of the session begun again: %v", err)
+	}
+	if err := again.Save(ctx, "main.py"); err != nil {
+		t.Errorf("Save of the session begun again: %v", err)
+	}
+}

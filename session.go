@@ -304,7 +304,9 @@ func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages
 // drops what the diagnostics actor remembers of it (the diagnostics it
 // was shown): a session of the same name started later is a new one.
 // Calls of the session in flight meanwhile, or made after it, release
-// what they opened when they return.
+// what they opened when they return (an edit in flight is dropped with
+// its document, unless another session holds it); an Edit made after it
+// is refused with ErrSessionEnded, since its text would be dropped so.
 func (s *Session) End(ctx context.Context) error {
 	s.mu.Lock()
 	s.ended = true
@@ -332,10 +334,7 @@ func (s *Session) End(ctx context.Context) error {
 // goroutine, so these come after them. Once a session of the same name
 // was started again, what the call opened is that session's to release.
 func (s *Session) released() {
-	s.mu.Lock()
-	ended := s.ended
-	s.mu.Unlock()
-	if !ended || s.rt.closing() {
+	if !s.isEnded() || s.rt.closing() {
 		return
 	}
 	s.rt.mu.Lock()
@@ -346,6 +345,13 @@ func (s *Session) released() {
 	}
 	s.rt.sys.Root.Send(s.rt.router, &messages.EndSession{Session: s.id})
 	s.rt.sys.Root.Send(s.rt.diag, &messages.Unsubscribe{Session: s.id})
+}
+
+// isEnded reports whether End was called.
+func (s *Session) isEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
 }
 
 // asGiven makes a path error name the path as the caller gave it (the

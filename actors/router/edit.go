@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -72,9 +73,13 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 }
 
 // editPath checks an edit's file (it must exist unless the edit creates
-// it) and text.
+// it) and text: no larger than a file agentlsp reads (a 17 MiB text went
+// to gopls, and once saved, the file was refused as too large).
 func (r *routerActor) editPath(m *messages.Edit) (string, error) {
 	if !m.Current {
+		if len(m.Text) > paths.MaxFileSize {
+			return "", fmt.Errorf("%w: the text for %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, m.Path, len(m.Text), paths.MaxFileSize)
+		}
 		if err := paths.CheckText(m.Text); err != nil {
 			return "", err
 		}
