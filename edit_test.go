@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,5 +141,46 @@ func TestEditAfterEndIsRefused(t *testing.T) {
 	}
 	if err := again.Save(ctx, "main.py"); err != nil {
 		t.Errorf("Save of the session begun again: %v", err)
+	}
+}
+
+// TestEditOvertakenByAnotherSessionSaysSo: session B edits a file while
+// session A's edit of it still waits for its diagnostics; each answer's
+// report of the file names the other session's edit (ChangedBy), since
+// the answer may describe either text. Before, each was answered fresh
+// with no word of the other: with gopls, the agent that wrote bbb() was
+// told "undefined: aaa", the other agent's error, as its own.
+func TestEditOvertakenByAnotherSessionSaysSo(t *testing.T) {
+	rt, _, record := fakeRuntime(t, "--push-delay", "3s")
+	ctx := context.Background()
+	a, b := rt.Session("A"), rt.Session("B")
+	if _, err := a.Diagnostics(ctx, []string{"main.py"}, agentlsp.WithTimeout(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	var ra *messages.EditResult
+	var ea error
+	done := make(chan struct{})
+	go func() { // ends when A's edit is answered
+		defer close(done)
+		ra, ea = a.Edit(ctx, "main.py", "x = 1 # ERROR: from A\n", agentlsp.WithTimeout(time.Minute))
+	}()
+	testenv.Eventually(t, time.Minute, "A's change at the server", func() bool {
+		return strings.Contains(strings.Join(testenv.Methods(testenv.Records(t, record)), " "), "textDocument/didChange")
+	})
+	rb, eb := b.Edit(ctx, "main.py", "x = 2 # ERROR: from B\n", agentlsp.WithTimeout(time.Minute))
+	<-done
+	for _, c := range []struct {
+		session string
+		res     *messages.EditResult
+		err     error
+		other   string
+	}{{"A", ra, ea, "session B's edit of main.py"}, {"B", rb, eb, "session A's edit of main.py"}} {
+		if c.err != nil {
+			t.Errorf("%s's edit: %v", c.session, c.err)
+			continue
+		}
+		if f := c.res.Files[0]; !slices.Contains(f.ChangedBy, c.other) {
+			t.Errorf("%s's answer: main.py %s %+v changed by %q, want %q named", c.session, f.Status, f.Diagnostics, f.ChangedBy, c.other)
+		}
 	}
 }

@@ -164,7 +164,11 @@ type FileReport struct {
 	// since the session's previous answer, other than to the files the
 	// call named, that could have made its new errors (the file's own
 	// change on disk, another session's edit); empty when only the named
-	// files' changes could have.
+	// files' changes could have. For the edited file of an EditResult it
+	// names the changes of others that overlapped the edit and can reach
+	// the file (another session's edit of it or of a file it imports, a
+	// change on disk): the report may describe their text, not only the
+	// edit's.
 	ChangedBy []string
 	// MoreFiles, on the report of a file the answer is about (the edited
 	// file, a file a diagnostics call named), lists the URIs of the other
