@@ -38,10 +38,12 @@ type EditOptions struct {
 	All bool
 	// MinSeverity filters (default: the runtime's, errors only).
 	MinSeverity messages.Severity
-	// Timeout bounds the wait (default: the servers' diagnostics timeout).
+	// Timeout bounds the wait (zero or negative: the default, the
+	// runtime's DiagnosticsTimeout or the servers' diagnostics timeout).
 	Timeout time.Duration
 	// WorkingTimeout lets the wait go on past Timeout while a server says
-	// it is at work on the file (WithWorkingTimeout).
+	// it is at work on the file (WithWorkingTimeout; zero or negative:
+	// not past Timeout).
 	WorkingTimeout time.Duration
 	// OtherFiles bounds the other files reported (default 5; negative:
 	// none).
