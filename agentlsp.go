@@ -54,10 +54,10 @@ type Config struct {
 	// NoWatch disables the file watcher.
 	NoWatch bool
 	// DiagnosticsTimeout overrides the servers' wait for diagnostics after
-	// an edit (default: each server's diagnosticsTimeout, 3s).
+	// an edit (zero or negative: each server's diagnosticsTimeout, 3s).
 	DiagnosticsTimeout time.Duration
 	// Settle is the window after a push for servers that publish in phases
-	// (default 150ms).
+	// (zero or negative: 150ms).
 	Settle time.Duration
 	// MinSeverity of reported diagnostics (default: errors only).
 	MinSeverity messages.Severity

@@ -54,10 +54,20 @@ func versions(svs []messages.ServerVersion) []string {
 // meanwhile because of other sessions' changes are in Meanwhile.
 // res.Status says whether the answer is fresh; res.Servers the versions
 // the change went out at. The file must exist, unless WithCreate. Text
-// must be UTF-8 without NUL bytes (ErrNotText). It blocks until the
+// must be UTF-8 without NUL bytes (ErrNotText). A file whose servers are
+// all broken (not installed, unable to start, crash budget spent) answers
+// server_broken, each server's reason named by the server, on every
+// call, with the edit applied: the runtime keeps the text, Save writes
+// it, and the servers get it when they start again. It blocks until the
 // diagnostics are in, the timeout, or ctx; an error that is not about the
-// input is an *EditError saying whether the change went out.
+// input is an *EditError saying whether the change went out. An Edit
+// after End sends nothing (ErrSessionEnded).
 func (s *Session) Edit(ctx context.Context, path, text string, opts ...EditOption) (*messages.EditResult, error) {
+	if s.isEnded() {
+		// The call would release the document as it returned (released):
+		// an answer about a text nobody holds any more, lost unsaved.
+		return nil, &EditError{Path: path, Err: ErrSessionEnded}
+	}
 	o := s.options(opts)
 	return s.edit(ctx, &messages.Edit{Path: path, Text: text, Create: o.Create}, o)
 }

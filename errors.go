@@ -1,6 +1,8 @@
 package agentlsp
 
 import (
+	"errors"
+
 	"github.com/agentlsp/agentlsp/daemon"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/results"
@@ -34,4 +36,8 @@ var (
 	// attached when the call gave up (its context ended); the error says
 	// what attaching again met.
 	ErrDaemonLost = daemon.ErrDaemonLost
+	// ErrSessionEnded: an Edit of a session after its End, which would
+	// have dropped the text as the call returned; Runtime.Session begins
+	// the session again.
+	ErrSessionEnded = errors.New("agentlsp: the session has ended (Runtime.Session begins it again)")
 )

@@ -3,6 +3,7 @@ package agentlsp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -37,10 +38,12 @@ type EditOptions struct {
 	All bool
 	// MinSeverity filters (default: the runtime's, errors only).
 	MinSeverity messages.Severity
-	// Timeout bounds the wait (default: the servers' diagnostics timeout).
+	// Timeout bounds the wait (zero or negative: the default, the
+	// runtime's DiagnosticsTimeout or the servers' diagnostics timeout).
 	Timeout time.Duration
 	// WorkingTimeout lets the wait go on past Timeout while a server says
-	// it is at work on the file (WithWorkingTimeout).
+	// it is at work on the file (WithWorkingTimeout; zero or negative:
+	// not past Timeout).
 	WorkingTimeout time.Duration
 	// OtherFiles bounds the other files reported (default 5; negative:
 	// none).
@@ -194,11 +197,12 @@ func (s *Session) fileDiagnostics(ctx context.Context, path string, named []stri
 // unserved is the report of a file that no server can check, from the
 // error of its call: no server serves it (no_server), or every server
 // that does is broken (server_broken: not installed, unable to start),
-// with the reason, each server's part named by the server. The first call
-// about a file whose server cannot start learns it during the wait, and
-// the diagnostics actor answers such a report; every later call fails
-// its sync at the router, which knows it by then. Both are answered the
-// same way here, so a caller never has to tell them apart.
+// with the reason, each server's part named by the server. The router
+// answers an edit whose servers are all broken with the diagnostics
+// actor's server_broken report, as the wait of the call that learns of
+// the break does; a file no server serves fails its sync, and so does an
+// Open of a broken server's file: those errors become reports here, so a
+// caller never has to tell them apart.
 func (s *Session) unserved(path string, err error) (messages.FileReport, bool) {
 	var status messages.Status
 	switch {
@@ -258,8 +262,14 @@ func (s *Session) Close(ctx context.Context, path string) error {
 
 // Save writes the text the servers have to disk when it differs from the
 // disk's (an Edit, or a document created in memory), then sends didSave.
+// When the disk has the text but no server could be told (all broken),
+// the error says the text is on disk, and wraps the servers' errors.
 func (s *Session) Save(ctx context.Context, path string) error {
-	_, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncSave})
+	fs, err := s.sync(ctx, &messages.SyncDocument{Session: s.id, Path: path, Action: messages.SyncSave})
+	if err != nil && fs != nil && fs.Err == nil {
+		// The write went well (its failure is fs.Err): only didSave failed.
+		return fmt.Errorf("agentlsp: %s: saved (the disk has the text), but no server was told: %w", path, err)
+	}
 	return err
 }
 
@@ -296,7 +306,9 @@ func (s *Session) sync(ctx context.Context, m *messages.SyncDocument) (*messages
 // drops what the diagnostics actor remembers of it (the diagnostics it
 // was shown): a session of the same name started later is a new one.
 // Calls of the session in flight meanwhile, or made after it, release
-// what they opened when they return.
+// what they opened when they return (an edit in flight is dropped with
+// its document, unless another session holds it); an Edit made after it
+// is refused with ErrSessionEnded, since its text would be dropped so.
 func (s *Session) End(ctx context.Context) error {
 	s.mu.Lock()
 	s.ended = true
@@ -324,10 +336,7 @@ func (s *Session) End(ctx context.Context) error {
 // goroutine, so these come after them. Once a session of the same name
 // was started again, what the call opened is that session's to release.
 func (s *Session) released() {
-	s.mu.Lock()
-	ended := s.ended
-	s.mu.Unlock()
-	if !ended || s.rt.closing() {
+	if !s.isEnded() || s.rt.closing() {
 		return
 	}
 	s.rt.mu.Lock()
@@ -338,6 +347,13 @@ func (s *Session) released() {
 	}
 	s.rt.sys.Root.Send(s.rt.router, &messages.EndSession{Session: s.id})
 	s.rt.sys.Root.Send(s.rt.diag, &messages.Unsubscribe{Session: s.id})
+}
+
+// isEnded reports whether End was called.
+func (s *Session) isEnded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
 }
 
 // asGiven makes a path error name the path as the caller gave it (the

@@ -405,3 +405,42 @@ func TestCancelsGoAsTheCallsTheyCancel(t *testing.T) {
 		t.Errorf("the next daemon got the requests %+v and the edits %+v; want request 5 only", reqs, edits)
 	}
 }
+
+// TestMessagesTheLinkCannotCarryAreRefused: a client's router (the link)
+// sent a message the daemon cannot take (a string, a value instead of a
+// pointer, a nil) answers a *messages.Refused at once, and a nil sent
+// without a sender leaves it working. Before, the link handed them to the
+// codec, which could not write them, and the caller waited for good; a
+// nil sent with Send made the link's mailbox loop on the sender's
+// goroutine for good.
+func TestMessagesTheLinkCannotCarryAreRefused(t *testing.T) {
+	if !isolate(t) {
+		return
+	}
+	e := newEnv(t)
+	c := e.dial()
+	replies := make(chan any, 8)
+	pid := caller(c, replies)
+	defer c.System.Root.Stop(pid)
+	for _, msg := range []any{"hello", messages.FileRequest{ID: 1, Path: "a.go", Method: "m"}, (*messages.Edit)(nil), nil} {
+		c.System.Root.Send(pid, &send{msg})
+		if r, ok := next(t, replies).(*messages.Refused); !ok || !errors.Is(r.Err, messages.ErrUnknownMessage) ||
+			!strings.Contains(r.Err.Error(), "the router does not take") {
+			t.Errorf("reply to %#v = %#v, want a *messages.Refused by the router", msg, r)
+		}
+	}
+	done := make(chan struct{})
+	go func() { // ends once Send returns
+		defer close(done)
+		c.System.Root.Send(c.Router, nil)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Send of a nil to the link did not return")
+	}
+	c.System.Root.Send(pid, &send{&messages.FileRequest{ID: 5, Path: "a.go", Method: "m"}})
+	if r, ok := next(t, replies).(*messages.FileResponse); !ok || r.ID != 5 {
+		t.Errorf("reply after the refused messages = %#v, want request 5's FileResponse", r)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/eventstream"
 
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
 	"github.com/agentlsp/agentlsp/daemon/rundir"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
@@ -143,7 +144,7 @@ func newLink(cfg *linkConfig) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &link{cfg: cfg, calls: map[uint64]*call{}, docs: map[docKey]*docState{},
 			edits: map[uint64]*edit{}, subs: map[string]*relay{}, sessions: map[string]bool{}}
-	}, actor.WithDispatcher(actor.NewSynchronizedDispatcher(linkThroughput)))
+	}, actor.WithDispatcher(actor.NewSynchronizedDispatcher(linkThroughput)), actor.WithMailbox(lifecycle.NilSafeMailbox()))
 }
 
 // linkThroughput is how many messages the link handles before yielding.

@@ -5,14 +5,46 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/agentlsp/agentlsp/actors/lifecycle"
+	"github.com/agentlsp/agentlsp/daemon/codec"
 	"github.com/agentlsp/agentlsp/messages"
 	"github.com/agentlsp/agentlsp/paths"
 )
+
+// carried reports whether msg can go to the daemon: a pointer to a
+// message of package messages, not nil. Anything else is refused here:
+// the codec could not write it, and its caller waited for a reply that
+// never came (and a nil *messages.Edit would have panicked the daemon's
+// router).
+func carried(msg any) bool {
+	if lifecycle.NilMessage(msg) || reflect.TypeOf(msg).Kind() != reflect.Pointer {
+		return false
+	}
+	_, err := codec.TypeName(msg)
+	return err == nil
+}
+
+// refuse answers a message the link cannot carry, as the actor it was
+// meant for would.
+func (l *link) refuse(ctx actor.Context, msg any, toDiag bool) {
+	if _, refused := msg.(*messages.Refused); ctx.Sender() == nil || refused {
+		return
+	}
+	name := "router"
+	if toDiag {
+		name = "diagnostics actor"
+	}
+	ctx.Send(ctx.Sender(), lifecycle.Refusal(msg, name))
+}
 
 // route forwards a message of the client's runtime to the daemon's
 // router (or, toDiag, diagnostics actor), remembering what a replay needs.
 func (l *link) route(ctx actor.Context, msg any, toDiag bool) {
 	sender := ctx.Sender()
+	if !carried(msg) {
+		l.refuse(ctx, msg, toDiag)
+		return
+	}
 	l.track(ctx, msg)
 	switch m := msg.(type) {
 	case *messages.Cancel, *messages.CancelEdit:

@@ -34,6 +34,9 @@ var (
 	// ErrReconfiguring: the server is stopped while its configuration
 	// files keep changing; it starts again once they are quiet.
 	ErrReconfiguring = errors.New("agentlsp: the server's configuration is changing")
+	// ErrUnknownMessage: the actor asked does not take messages of that
+	// type (or was sent a nil one); see *Refused.
+	ErrUnknownMessage = errors.New("agentlsp: message not handled")
 )
 
 // SpawnError says that a server's command cannot be started (missing,

@@ -128,6 +128,10 @@ type WaitOptions struct {
 // written on disk) are not blamed on it: they are in Meanwhile. Applied
 // says whether the change went out, at the versions in Servers; Err says
 // why there is no answer (a bad path, no server: then nothing was sent).
+// An edit whose servers are all broken is applied (the router and the
+// broken server actors keep the text for their next start) and answered
+// server_broken, each server's reason in the report, with each server's
+// error in Servers.
 type EditResult struct {
 	ID        uint64 // the caller's id (Edit.ID, AwaitEdit.CallerID)
 	EditID    uint64
@@ -160,7 +164,11 @@ type FileReport struct {
 	// since the session's previous answer, other than to the files the
 	// call named, that could have made its new errors (the file's own
 	// change on disk, another session's edit); empty when only the named
-	// files' changes could have.
+	// files' changes could have. For the edited file of an EditResult it
+	// names the changes of others that overlapped the edit and can reach
+	// the file (another session's edit of it or of a file it imports, a
+	// change on disk): the report may describe their text, not only the
+	// edit's.
 	ChangedBy []string
 	// MoreFiles, on the report of a file the answer is about (the edited
 	// file, a file a diagnostics call named), lists the URIs of the other

@@ -114,7 +114,7 @@ type FileSynced struct {
 	URI     string
 	Servers []ServerVersion
 	Text    string
-	Err     error // a path error, or nil (per-server errors are in Servers)
+	Err     error // a path error, a request without Method, or nil (per-server errors are in Servers)
 }
 
 // EndSession drops every reference a session holds on open documents
@@ -205,7 +205,7 @@ type FileResponse struct {
 	ID      uint64
 	URI     string // the document's, for a FileRequest with Session
 	Results []ServerResult
-	Err     error // a path error, or nil
+	Err     error // a path error, a request without Method, or nil
 }
 
 // ServerResult is one server's answer.

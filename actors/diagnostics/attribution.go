@@ -127,6 +127,20 @@ func (a *diagnosticsActor) attribute(e *edits.Edit, uri string, over []*edits.Ed
 	return why
 }
 
+// editedBy names the changes of others that overlapped e and can reach
+// its own file: another session's edit of the file (the report then
+// describes whichever text reached the servers last) or of a file it
+// imports, a change on disk. Before, an agent whose edit another agent's
+// edit of the same file overtook was answered fresh with the other's
+// errors, and nothing said they were not its own.
+func (a *diagnosticsActor) editedBy(e *edits.Edit) []string {
+	over := a.edits.Overlapping(e)
+	if !a.othersMay(e, e.URI, over) {
+		return nil
+	}
+	return a.attribute(e, e.URI, over)
+}
+
 // othersMay reports whether attribute would name anything, without naming
 // it: with a thousand agents editing, naming and counting every
 // overlapping edit for every file was a third of the runtime's CPU.

@@ -76,7 +76,8 @@ func NewProps(cfg Config) *actor.Props {
 	if cfg.Clock == nil {
 		cfg.Clock = lifecycle.RealClock{}
 	}
-	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} }, cfg.Dispatcher.Options()...)
+	return actor.PropsFromProducer(func() actor.Actor { return &diagnosticsActor{cfg: cfg} },
+		append(cfg.Dispatcher.Options(), actor.WithMailbox(lifecycle.NilSafeMailbox()))...)
 }
 
 // serverView is what the actor knows of a server's state.
@@ -182,7 +183,13 @@ type diagnosticsActor struct {
 }
 
 // Receive dispatches one message; it never blocks.
-func (a *diagnosticsActor) Receive(ctx actor.Context) { a.handle(ctx, ctx.Message()) }
+func (a *diagnosticsActor) Receive(ctx actor.Context) {
+	if lifecycle.NilMessage(ctx.Message()) {
+		lifecycle.Refuse(ctx, "diagnostics actor")
+		return
+	}
+	a.handle(ctx, ctx.Message())
+}
 
 func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 	switch m := msg.(type) {
@@ -235,6 +242,8 @@ func (a *diagnosticsActor) handle(ctx actor.Context, msg any) {
 		a.onDiskChanged(ctx, m)
 	case *reachKnown:
 		a.onReachKnown(ctx, m)
+	default:
+		lifecycle.Refuse(ctx, "diagnostics actor")
 	}
 }
 

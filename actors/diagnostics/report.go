@@ -48,6 +48,9 @@ func (a *diagnosticsActor) editResult(e *edits.Edit, timedOut string) *messages.
 		URI: e.URI, Status: status, Diagnostics: kept, More: more + dropped, Servers: servers, Detail: detail,
 	})
 	var others []messages.FileReport
+	if !req.Current {
+		res.Files[0].ChangedBy = a.editedBy(e)
+	}
 	if req.Current {
 		others, res.Files[0].MoreFiles = a.sessionCascade(e, minSev, maxOther)
 	} else {

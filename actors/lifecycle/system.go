@@ -1,7 +1,9 @@
 // Package lifecycle is what every agentlsp actor needs to own its
 // goroutines and time: the actor system (NewSystem), the Reaper that joins
 // the goroutines actors start for blocking work, per-actor Timers, and the
-// Clock they run on (real time, or a FakeClock in tests).
+// Clock they run on (real time, or a FakeClock in tests); and, for the
+// actors orchestrators message directly, the answer to a message they do
+// not take (Refuse) and a mailbox that survives a nil (NilSafeMailbox).
 //
 // It starts no goroutine of its own except through Reaper.Go (joined by
 // Reaper.Wait) and the timer callbacks of the Clock (each sends one

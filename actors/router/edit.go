@@ -2,6 +2,7 @@ package router
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -53,7 +54,7 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 		sync.Action = messages.SyncCurrent
 	}
 	r.sync(ctx, sync, func(fs *messages.FileSynced) {
-		if err := syncError(fs); err != nil {
+		if err := syncError(fs); err != nil && !brokenOnly(fs) {
 			ctx.Send(r.cfg.Diagnostics, &messages.EditAborted{EditID: eid})
 			fail(err)
 			return
@@ -72,9 +73,13 @@ func (r *routerActor) onEdit(ctx actor.Context, sender *actor.PID, m *messages.E
 }
 
 // editPath checks an edit's file (it must exist unless the edit creates
-// it) and text.
+// it) and text: no larger than a file agentlsp reads (a 17 MiB text went
+// to gopls, and once saved, the file was refused as too large).
 func (r *routerActor) editPath(m *messages.Edit) (string, error) {
 	if !m.Current {
+		if len(m.Text) > paths.MaxFileSize {
+			return "", fmt.Errorf("%w: the text for %s is %d bytes, the limit is %d", messages.ErrFileTooLarge, m.Path, len(m.Text), paths.MaxFileSize)
+		}
 		if err := paths.CheckText(m.Text); err != nil {
 			return "", err
 		}
@@ -130,6 +135,25 @@ func syncError(fs *messages.FileSynced) error {
 		return errors.Join(errs...)
 	}
 	return nil
+}
+
+// brokenOnly reports whether a sync that every server failed failed only
+// because its servers are broken (crash budget spent, binary missing):
+// the document took the text, and each broken server actor keeps it for
+// its next start, so the edit is applied, and its answer is the
+// diagnostics actor's server_broken report, which the first edit to meet
+// the broken server gets from its wait. Before, every later edit failed
+// here with the server's error instead: one answer, then another.
+func brokenOnly(fs *messages.FileSynced) bool {
+	if fs.Err != nil || len(fs.Servers) == 0 {
+		return false
+	}
+	for _, sv := range fs.Servers {
+		if !errors.Is(sv.Err, messages.ErrServerBroken) {
+			return false
+		}
+	}
+	return true
 }
 
 // onCancelEdit forwards a requester's cancellation to the diagnostics

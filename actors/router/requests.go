@@ -2,6 +2,7 @@ package router
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,6 +17,10 @@ import (
 const answerSlack = 5 * time.Second
 
 func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *messages.FileRequest) {
+	if m.Method == "" {
+		r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: errNoMethod(m)})
+		return
+	}
 	if m.Session != "" {
 		r.onDocumentRequest(ctx, sender, m)
 		return
@@ -30,6 +35,13 @@ func (r *routerActor) onFileRequest(ctx actor.Context, sender *actor.PID, m *mes
 		keys[i] = t.ServerKey
 	}
 	r.fanoutRequest(ctx, sender, &messages.FileResponse{ID: m.ID}, m.Method, m.Params, m.Timeout, keys, rt.defs)
+}
+
+// errNoMethod is the error of a request without its LSP method: a server
+// sent "" answers nothing that is one (the fake never answered, and the
+// caller waited for the request's timeout).
+func errNoMethod(m any) error {
+	return fmt.Errorf("agentlsp: a %T needs a Method, the LSP method to call (textDocument/hover, workspace/symbol, ...)", m)
 }
 
 // fanoutRequest sends the request to each server and replies (reply,

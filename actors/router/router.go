@@ -63,7 +63,7 @@ func NewProps(cfg Config) *actor.Props {
 	strategy := supervisor.NewStrategy(cfg.Policy)
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &routerActor{cfg: cfg, strategy: strategy}
-	}, append(cfg.Dispatcher.Options(), actor.WithSupervisor(strategy))...)
+	}, append(cfg.Dispatcher.Options(), actor.WithSupervisor(strategy), actor.WithMailbox(lifecycle.NilSafeMailbox()))...)
 }
 
 // routerActor is the router. All its state is owned by its mailbox.
@@ -145,6 +145,10 @@ func (r *routerActor) dispatch(ctx actor.Context, h held) {
 
 // Receive dispatches one message; it never blocks.
 func (r *routerActor) Receive(ctx actor.Context) {
+	if lifecycle.NilMessage(ctx.Message()) {
+		lifecycle.Refuse(ctx, "router")
+		return
+	}
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		r.onStarted(ctx)
@@ -181,6 +185,8 @@ func (r *routerActor) Receive(ctx actor.Context) {
 		r.onImportersFound(m)
 	case *messages.GetRouterStatus:
 		ctx.Respond(r.status())
+	default:
+		lifecycle.Refuse(ctx, "router")
 	}
 }
 

@@ -30,6 +30,10 @@ const startWait = 10 * time.Second
 type impliedWalked struct{ keys []messages.ServerKey }
 
 func (r *routerActor) onWorkspaceRequest(ctx actor.Context, sender *actor.PID, m *messages.WorkspaceRequest) {
+	if m.Method == "" {
+		r.reply(ctx, sender, &messages.FileResponse{ID: m.ID, Err: errNoMethod(m)})
+		return
+	}
 	if m.Path != "" {
 		r.onFileRequest(ctx, sender, &messages.FileRequest{ID: m.ID, Path: m.Path, Method: m.Method,
 			Params: m.Params, Timeout: m.Timeout, Session: m.Session})

@@ -3,10 +3,12 @@ package server
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"go.lsp.dev/protocol"
 
@@ -239,10 +241,23 @@ func (a *serverActor) serverError(kind, cause error, stderr []string) *messages.
 		e.Cause = cause.Error()
 	}
 	if supervisor.Classify(cause) == supervisor.SpawnFailure {
-		e.Hint = a.cfg.Server.InstallHint
-		if e.Hint == "" {
-			e.Hint = "install " + a.cfg.Server.Command + " and make sure it is in PATH"
-		}
+		e.Hint = spawnHint(cause, a.cfg.Server)
 	}
 	return e
+}
+
+// spawnHint says what to do about a command that cannot be started: a
+// directory, or a file without the execute bit, was there already, and
+// "install it and make sure it is in PATH" sent the user to do what was
+// done.
+func spawnHint(cause error, srv *config.Server) string {
+	switch {
+	case errors.Is(cause, syscall.EISDIR):
+		return "the server's command must be its executable, not a directory"
+	case errors.Is(cause, fs.ErrPermission):
+		return "make it executable (chmod +x), or name the server's executable"
+	case srv.InstallHint != "":
+		return srv.InstallHint
+	}
+	return "install " + srv.Command + " and make sure it is in PATH"
 }

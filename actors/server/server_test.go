@@ -375,3 +375,29 @@ func TestUnsupportedRequestAnsweredWithoutAsking(t *testing.T) {
 		t.Error("the unsupported request was sent to the server")
 	}
 }
+
+// TestCommandThatIsNoExecutableSaysWhat: a server whose command is a
+// directory, or a file that is not executable, is broken with a hint that
+// says so, not "install it and make sure it is in PATH", which the user
+// had done.
+func TestCommandThatIsNoExecutableSaysWhat(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain-lsp")
+	if err := os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ command, want string }{
+		{dir, "is a directory; the server's command must be its executable, not a directory"},
+		{plain, "permission denied; make it executable (chmod +x), or name the server's executable"},
+	} {
+		h := actortest.New(t)
+		srv, _ := actortest.FakeServer(t)
+		srv.Command, srv.Args, srv.InstallHint = c.command, nil, "install it: go install example.com/fake@latest"
+		pid := h.Spawn(srv, t.TempDir(), nil)
+		resp := h.Request(pid, "textDocument/hover", map[string]any{}, 0)
+		if !errors.Is(resp.Err, messages.ErrServerBroken) || !strings.Contains(resp.Err.Error(), c.want) ||
+			strings.Contains(resp.Err.Error(), "go install") {
+			t.Errorf("request to a server whose command is %s = %v, want ErrServerBroken saying %q", c.command, resp.Err, c.want)
+		}
+	}
+}
