@@ -104,20 +104,51 @@ func testCheckOnSave(t *testing.T, flags ...string) {
 // at work on the check, and one that waits gets the check's findings, by
 // the pull the server asks for when its check ends.
 func TestACheckLongerThanItsWaitIsNotAnsweredClean(t *testing.T) {
+	// The first call must end while the check runs: on a loaded machine
+	// the fake took longer than that call to start (it answered "still
+	// starting"), or could start it after the check's end. So the server
+	// is started first, and a first answer with the check's finding (the
+	// check ended before it: right, but not what is tested) is tried
+	// again with a longer check. A first answer fresh without the finding
+	// is the fault, whatever the check's length.
+	for check := 3 * time.Second; !checkOutlastsFirstCall(t, check); check *= 2 {
+		if check >= 24*time.Second {
+			t.Fatalf("a %v check ended before a first call that waits %v", check, check/3)
+		}
+		t.Logf("the %v check ended before the first call's answer: trying a longer one", check)
+	}
+}
+
+// checkOutlastsFirstCall runs TestACheckLongerThanItsWaitIsNotAnsweredClean
+// with a check on save lasting check. It returns false, without judging,
+// when the first call was answered with the check's finding: the check
+// had ended.
+func checkOutlastsFirstCall(t *testing.T, check time.Duration) bool {
+	t.Helper()
 	ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
 	if err := os.WriteFile(filepath.Join(ws, "moved.py"), []byte("v = take(v) # BORROW: use of moved value\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rt, _ := fakeRuntimeIn(t, ws, func(s *config.Server) {
 		s.CheckOnSave, s.IndexWait = "cargo check", config.Duration(300*time.Millisecond)
-	}, "--pull", "--no-push", "--check-on-save", "3s")
+	}, "--pull", "--no-push", "--check-on-save", check.String())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := rt.Probe(ctx); err != nil { // started, its check begun
+		t.Fatal(err)
+	}
 	s := rt.Session("agent")
-	if r := reportOf(t, s, "moved.py", time.Second); r.Status == messages.StatusFresh || !strings.Contains(r.Detail, "cargo check") {
+	r := reportOf(t, s, "moved.py", check/3)
+	if r.Status == messages.StatusFresh && len(r.Diagnostics) == 1 && r.Diagnostics[0].Message == "use of moved value" {
+		return false
+	}
+	if r.Status == messages.StatusFresh || !strings.Contains(r.Detail, "cargo check") {
 		t.Errorf("while the check runs: report %s %q %+v, want not fresh, naming the check", r.Status, r.Detail, r.Diagnostics)
 	}
-	if r := reportOf(t, s, "moved.py", 20*time.Second); r.Status != messages.StatusFresh || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "use of moved value" {
+	if r := reportOf(t, s, "moved.py", check+20*time.Second); r.Status != messages.StatusFresh || len(r.Diagnostics) != 1 || r.Diagnostics[0].Message != "use of moved value" {
 		t.Errorf("after the check: report %s %q %+v, want fresh with the check's error", r.Status, r.Detail, r.Diagnostics)
 	}
+	return true
 }
 
 // TestAPulledServersPushDoesNotAnswerForItsPull: a server that is pulled

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -129,6 +130,13 @@ func TestTimeouts(t *testing.T) {
 		{"server request timeout", "lsp", at("hover"), []string{"hover", "request timed out", "textDocument/hover"}},
 	}, fakeAlive(c))
 	c = connect(t, "gonav", fakeConfig(t, 0), mcp.WithCallTimeout(time.Second))
+	// The 1 s call timeout bounds ready's call too: the fake is started
+	// first, without it (at a load average of 14 its start took over 1 s).
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.rt.Probe(ctx); err != nil {
+		t.Fatalf("starting the fake: %v", err)
+	}
 	ready(t, c, "total.go")
 	runErrors(t, c, []errCase{
 		{"call timeout", "lsp", at("findReferences"), []string{"findReferences", "timed out after 1s", "did not answer in time"}},

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
@@ -50,18 +51,45 @@ func TestServersListsInstalledServers(t *testing.T) {
 // says why it last failed (rust-analyzer's rustup proxy without its
 // component showed "starting").
 func TestServersProbeNamesACrashLoop(t *testing.T) {
+	// The probe waits its whole --timeout (the fake never answers). On a
+	// loaded machine the fake (this race-built test binary) may not have
+	// started, let alone crashed, within a short one: the row is only
+	// judged once the fake has started twice, so its first crash was seen
+	// before the table was made; until then, a longer probe.
+	for timeout := 3 * time.Second; ; timeout *= 2 {
+		row, starts := probeCrashLoop(t, timeout)
+		if starts >= 2 {
+			if strings.Contains(row, " running") || !strings.Contains(row, "(last failure: ") || !strings.Contains(row, "exited") {
+				t.Errorf("fake row %q, want its state with its last failure (the process exited)", row)
+			}
+			return
+		}
+		if timeout >= 48*time.Second {
+			t.Fatalf("the fake started %d times in a %v probe, want 2 or more (row %q)", starts, timeout, row)
+		}
+		t.Logf("the fake started %d times in a %v probe: probing longer", starts, timeout)
+	}
+}
+
+// probeCrashLoop runs servers --probe for timeout on a fake that crashes
+// on its first message, restarted each time, and returns the fake's table
+// row and how many times it started (the messages it recorded: one each).
+func probeCrashLoop(t *testing.T, timeout time.Duration) (row string, starts int) {
+	t.Helper()
 	ws := t.TempDir()
 	writeFile(t, ws, "fake.root", "")
-	cmd, fargs, env := testenv.FakeServer(t, "--crash-after", "1")
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	cmd, fargs, env := testenv.FakeServer(t, "--crash-after", "1", "--record", record)
 	cfg := serverConfig(t, ws, map[string]any{"command": cmd, "args": fargs, "env": env,
 		"rootMarkers": []string{"fake.root"}, "restartOnCrash": true, "maxRestarts": 1000})
-	args := []string{"servers", "--workspace", ws, "--config", cfg, "--probe", "--timeout", "3s"}
+	args := []string{"servers", "--workspace", ws, "--config", cfg, "--probe", "--timeout", timeout.String()}
 	stdout, stderr, code := cli(t, args...)
 	wantExit(t, args, code, exitOK, stdout, stderr)
-	row := tableRow(t, stdout, "fake")
-	if strings.Contains(row, " running") || !strings.Contains(row, "(last failure: ") || !strings.Contains(row, "exited") {
-		t.Errorf("fake row %q, want its state with its last failure (the process exited)", row)
+	recorded, err := os.ReadFile(record)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
 	}
+	return tableRow(t, stdout, "fake"), strings.Count(string(recorded), "\n")
 }
 
 func TestServersProbe(t *testing.T) {

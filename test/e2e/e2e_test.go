@@ -19,14 +19,13 @@ import (
 )
 
 // TestMain checks, after the tests, for leaked goroutines (goleak) and
-// child processes (see testenv.Main), and removes the agentlsp binary the
-// tests built, if any.
+// child processes (see testenv.Main), and removes the agentlsp commands
+// the tests built, if any.
 func TestMain(m *testing.M) {
 	testenv.MainWith(m, func() func() {
 		return func() {
-			if binPath != "" {
-				_ = os.RemoveAll(filepath.Dir(binPath))
-			}
+			plainBuild.remove()
+			raceBuild.remove()
 		}
 	})
 }

@@ -21,10 +21,7 @@ import (
 func TestMCPBinaryOverStdio(t *testing.T) {
 	testenv.ServerBinary(t, "gopls")
 	testenv.ServerBinary(t, "pyright-langserver")
-	bin := filepath.Join(t.TempDir(), "agentlsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := agentlspBinary(t)
 	ws := t.TempDir()
 	testenv.CopyInto(t, filepath.Join("..", "testdata", "gomod"), filepath.Join(ws, "gomod"))
 	testenv.CopyInto(t, filepath.Join("..", "testdata", "pyproj"), filepath.Join(ws, "pyproj"))

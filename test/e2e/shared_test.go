@@ -65,18 +65,56 @@ var sharedCalls = []toolCall{
 	{"lsp", map[string]any{"operation": "workspaceSymbol", "query": "Summary"}},
 }
 
-// buildAgentlsp builds the command into a temporary directory.
-func buildAgentlsp(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agentlsp")
-	args := append(append([]string{"build", "-buildvcs=false"}, raceFlags...), "-o", bin, "github.com/agentlsp/agentlsp/cmd/agentlsp")
-	cmd := exec.Command("go", args...)
-	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 exitcode=66")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+// commandBuild is the agentlsp command, built once per test binary: no
+// test changes it (TestDialLostDaemonSaysWhy removes a copy), and every
+// test building its own spent 5 to 15 s linking it (the race-built one)
+// on a loaded 2-core machine.
+type commandBuild struct {
+	flags []string
+	once  sync.Once
+	dir   string
+	err   error
 }
+
+var (
+	plainBuild = &commandBuild{}
+	raceBuild  = &commandBuild{flags: raceFlags} // with -race when the tests run with it
+)
+
+// path builds the command on the first call, and returns where it is.
+func (b *commandBuild) path(t *testing.T) string {
+	t.Helper()
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "agentlsp-e2e-bin")
+		if b.err != nil {
+			return
+		}
+		args := append(append([]string{"build", "-buildvcs=false"}, b.flags...), "-o", filepath.Join(b.dir, "agentlsp"), "github.com/agentlsp/agentlsp/cmd/agentlsp")
+		cmd := exec.Command("go", args...)
+		cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 exitcode=66")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return filepath.Join(b.dir, "agentlsp")
+}
+
+// remove removes the command built, if it was.
+func (b *commandBuild) remove() {
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
+}
+
+// buildAgentlsp is the command, built with -race when the tests run with it.
+func buildAgentlsp(t *testing.T) string { return raceBuild.path(t) }
+
+// agentlspBinary is the command built without -race (a race-built command
+// is several times slower).
+func agentlspBinary(t *testing.T) string { return plainBuild.path(t) }
 
 // sharedWorkspace is a workspace with a Go and a Python project, in a
 // runtime directory of the test's own.

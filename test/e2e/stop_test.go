@@ -9,38 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentlsp/agentlsp/test/testenv"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// agentlspBinary builds the agentlsp command once per test binary.
-func agentlspBinary(t *testing.T) string {
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agentlsp-e2e-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "agentlsp")
-		if out, err := exec.Command("go", "build", "-o", binPath, "github.com/agentlsp/agentlsp/cmd/agentlsp").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 // TestMCPStopsPromptly: SIGTERM, SIGINT or the end of stdin while a call
 // waits on a hung server: the call is answered, the command exits within

@@ -2,7 +2,6 @@ package fresh
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -302,37 +301,45 @@ func TestClosedFileBrokenIsReported(t *testing.T) {
 // shown, as the first call of a session of a new name does. Before, the
 // diagnostics actor kept what the ended session had been shown unless it
 // had subscribed to batches, and the new session was never told.
+//
+// A session's first answer names the errors written since the change on
+// disk to the file it asks about, looked for at most 10 s before the call
+// (maxDiagnoseLag): each first answer here comes right after its own
+// change, in one call that waits for a fresh answer, so a slow machine
+// (the previous answer taking over 10 s, or a retry after a late one that
+// made the retry no first answer) does not leave it without the error.
 func TestEndedSessionsNameStartsAfresh(t *testing.T) {
 	ws := workspace(t, attrFiles)
 	rt := start(t, ws)
 	warm(t, rt.Session("warm"), "e/e.go", "c/c.go")
 	ctx := context.Background()
-	brokenE := "package e\n\n// E stands alone.\nfunc E() int { return undefinedE }\n"
-	for try := range 5 {
-		// e/e.go's error, written with a change to the named file: within
-		// the window of a session's first answer.
-		write(t, ws, "c/c.go", attrFiles["c/c.go"]+fmt.Sprintf("\n// try %d\n", try))
-		write(t, ws, "e/e.go", brokenE+fmt.Sprintf("\n// try %d\n", try))
-		a := rt.Session(fmt.Sprintf("A%d", try))
-		_, shown := freshDiagnostics(t, a, "c/c.go")
-		if !has(shown, "e/e.go") {
-			continue // the window passed on a slow machine: try again
+	// firstAnswer changes c/c.go and breaks e/e.go (each with a new
+	// comment, so that both are changes) and returns the other files of
+	// the first answer of session name about c/c.go.
+	firstAnswer := func(name, note string) []messages.FileReport {
+		t.Helper()
+		write(t, ws, "c/c.go", attrFiles["c/c.go"]+"\n// "+note+"\n")
+		write(t, ws, "e/e.go", "package e\n\n// E stands alone.\nfunc E() int { return undefinedE }\n\n// "+note+"\n")
+		reports, err := rt.Session(name).Diagnostics(ctx, []string{"c/c.go"}, agentlsp.WithTimeout(90*time.Second))
+		if err != nil {
+			t.Fatalf("session %s: Diagnostics(c/c.go): %v", name, err)
 		}
-		if err := a.End(ctx); err != nil {
-			t.Fatal(err)
+		if r := reports[0]; r.Status != messages.StatusFresh {
+			t.Fatalf("session %s: Diagnostics(c/c.go) = %s (%s), want fresh", name, r.Status, r.Detail)
 		}
-		write(t, ws, "c/c.go", attrFiles["c/c.go"]+fmt.Sprintf("\n// try %d, again\n", try))
-		write(t, ws, "e/e.go", brokenE+fmt.Sprintf("\n// try %d, again\n", try))
-		_, again := freshDiagnostics(t, rt.Session(fmt.Sprintf("A%d", try)), "c/c.go")
-		_, control := freshDiagnostics(t, rt.Session(fmt.Sprintf("B%d", try)), "c/c.go")
-		if !has(control, "e/e.go") {
-			continue
-		}
-		if !has(again, "e/e.go") {
-			t.Errorf("a new session named as an ended one: other files %v, want e/e.go, as a new name's first answer: %v",
-				names(again), names(control))
-		}
-		return
+		return reports[1:]
 	}
-	t.Skip("no first answer named e/e.go in 5 tries: the machine is too slow for the first answer's window")
+	if shown := firstAnswer("A", "first"); !has(shown, "e/e.go") {
+		t.Fatalf("a session's first answer: other files %v, want e/e.go, broken with the change", names(shown))
+	}
+	if err := rt.Session("A").End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again := firstAnswer("A", "again")
+	if control := firstAnswer("B", "control"); !has(control, "e/e.go") {
+		t.Fatalf("a new name's first answer: other files %v, want e/e.go, broken with the change", names(control))
+	}
+	if !has(again, "e/e.go") {
+		t.Errorf("a new session named as an ended one: other files %v, want e/e.go, as a new name's first answer", names(again))
+	}
 }

@@ -29,10 +29,26 @@ func hover(e *env, session string) error {
 	})
 }
 
+// waitRunning starts the fake server (a workspace/symbol request) and
+// waits until it runs.
+func waitRunning(t *testing.T, e *env) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	testenv.Eventually(t, time.Minute, "the fake server running", func() bool {
+		_ = e.rt.Probe(ctx) // an answer "still starting" is no error
+		infos, err := e.rt.Servers(ctx)
+		return err == nil && len(infos) == 1 && infos[0].State == messages.StateRunning
+	})
+}
+
 func TestHangMidRequestTimesOut(t *testing.T) {
 	e := newEnv(t, 1, func(s *config.Server, _ *agentlsp.Config) {
 		s.RequestTimeout = config.Duration(500 * time.Millisecond)
 	}, "--hang-on", "textDocument/hover")
+	// Started first: under load its start took longer than the 500 ms
+	// request timeout, and the hover was answered "still starting".
+	waitRunning(t, e)
 	if err := hover(e, "a"); !errors.Is(err, messages.ErrRequestTimeout) {
 		t.Errorf("hover on a hung server = %v, want ErrRequestTimeout", err)
 	}
