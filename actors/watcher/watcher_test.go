@@ -339,7 +339,7 @@ func TestWatcherStopJoinsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopAndJoin(t, sys, pid, reaper)
-	testenv.Eventually(t, 5*time.Second, "actor registry back to its baseline", func() bool {
+	testenv.Eventually(t, 30*time.Second, "actor registry back to its baseline", func() bool {
 		return testenv.Actors(sys) == base
 	})
 	sys.Shutdown()

@@ -73,7 +73,7 @@ func (h *Harness) close() {
 	if !h.Reaper.Wait(ctx) {
 		h.T.Error("reaper goroutines did not end")
 	}
-	testenv.Eventually(h.T, 5*time.Second, "actor registry back to its baseline", func() bool {
+	testenv.Eventually(h.T, 30*time.Second, "actor registry back to its baseline", func() bool {
 		return testenv.Actors(h.Sys) == h.base
 	})
 	h.Sys.Shutdown()
