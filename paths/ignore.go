@@ -86,7 +86,7 @@ const maxPackageDirEntries = 512
 // watched like any other: its servers read it, and a change there must
 // reach them.
 func SourcePackage(dir string) bool {
-	if !packageDirNames[filepath.Base(dir)] {
+	if !PackageDirName(filepath.Base(dir)) {
 		return false
 	}
 	f, err := os.Open(dir)
@@ -96,7 +96,17 @@ func SourcePackage(dir string) bool {
 	defer f.Close()
 	entries, _ := f.ReadDir(maxPackageDirEntries)
 	return slices.ContainsFunc(entries, func(e os.DirEntry) bool {
-		ext := filepath.Ext(e.Name())
-		return e.Type().IsRegular() && (ext == ".go" || ext == ".py")
+		return e.Type().IsRegular() && SourceFile(e.Name())
 	})
+}
+
+// PackageDirName reports whether an ignored directory called name may be
+// a package of sources (SourcePackage) rather than a build's output.
+func PackageDirName(name string) bool { return packageDirNames[name] }
+
+// SourceFile reports whether a file's name makes its directory a package
+// of sources (SourcePackage): a Go or Python file.
+func SourceFile(name string) bool {
+	ext := filepath.Ext(name)
+	return ext == ".go" || ext == ".py"
 }

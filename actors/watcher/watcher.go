@@ -126,6 +126,7 @@ type (
 		limited      bool     // the bound (MaxDirs, or the kernel's: err) was reached
 		err          error
 		links        map[string]string // symbolic links to directories of the workspace: link -> real path
+		shallow      []string          // directories with an output's name watched alone (watcherActor.shallow)
 	}
 	watchFlush struct{ gen uint64 } // a debounce window ended
 )
@@ -157,7 +158,12 @@ type watcherActor struct {
 	// links are the symbolic links to directories of the workspace the
 	// walks met (link -> real path, at most maxLinks): a change below the
 	// real path is reported below each link too (withLinks).
-	links    map[string]string
+	links map[string]string
+	// shallow are the directories with an output's name (build, ...) that
+	// held no source file when seen: each is watched alone, nothing below
+	// it, until a Go or Python file appears in it, which makes it a
+	// package, walked and watched like any other (at most maxShallow).
+	shallow  map[string]struct{}
 	ready    bool // the initial walk is done
 	limited  bool
 	warned   bool
@@ -215,6 +221,7 @@ func (a *watcherActor) onStarted(ctx actor.Context) {
 	a.gen = watcherGens.Add(1)
 	a.dirs = make(map[string]struct{})
 	a.links = make(map[string]string)
+	a.shallow = make(map[string]struct{})
 	a.pending = make(map[string]messages.FileChangeType)
 	a.gone = make(map[string]struct{})
 	a.writing = make(map[string]time.Time)
@@ -293,7 +300,8 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 			a.record(e.path, messages.FileDeleted)
 			continue
 		}
-		if !a.visible(e.path, e.dir) {
+		a.noteShallow(e)
+		if !a.visible(e.path, e.dir, e.typ) {
 			continue
 		}
 		if e.closed {
@@ -324,17 +332,68 @@ func (a *watcherActor) onEvents(ctx actor.Context, m *watchEvents) {
 // an ignored name that the watcher watches as a package of sources (Go,
 // Python: paths.SourcePackage), or such a package made in a watched
 // directory. Events come only from watched directories.
-func (a *watcherActor) visible(path string, dir bool) bool {
+func (a *watcherActor) visible(path string, dir bool, typ messages.FileChangeType) bool {
 	if a.ignored.Visible(a.cfg.Workspace, path, dir) {
 		return true
+	}
+	if !paths.Within(a.cfg.Workspace, path) {
+		return false
 	}
 	if _, watched := a.dirs[path]; watched && dir {
 		return true // a package directory deleted or renamed
 	}
-	if _, watched := a.dirs[filepath.Dir(path)]; !watched || !paths.Within(a.cfg.Workspace, path) {
+	// Below a directory with an ignored name, each must be a package now
+	// (by the disk, not by the walks, which may not have told yet).
+	if a.ignored.Unwatched(a.cfg.Workspace, path) != "" {
 		return false
 	}
-	return !dir || !a.ignored.Ignored(filepath.Base(path)) || paths.SourcePackage(path)
+	if !dir || !a.ignored.Ignored(filepath.Base(path)) || paths.SourcePackage(path) {
+		return true
+	}
+	if typ == messages.FileCreated && paths.PackageDirName(filepath.Base(path)) {
+		a.watchShallow(path)
+	}
+	return false
+}
+
+// maxShallow bounds the directories watched alone.
+const maxShallow = 256
+
+// watchShallow watches a directory with an output's name that holds no
+// source file, alone (shallow): made empty by a checkout, it may be
+// filled with a package's files next. One that holds a source file by
+// now is walked as a package.
+func (a *watcherActor) watchShallow(dir string) {
+	if len(a.shallow) >= maxShallow || a.w == nil || a.w.Add(dir) != nil {
+		return
+	}
+	a.shallow[dir] = struct{}{}
+	if paths.SourcePackage(dir) { // filled meanwhile
+		a.promote(dir)
+	}
+}
+
+// noteShallow follows the directories watched alone (shallow): a Go or
+// Python file made in one makes it a package, walked and watched like any
+// other (the file itself is reported as visible finds it: its directory
+// is a package now); one deleted is forgotten. The other changes there are
+// not visible.
+func (a *watcherActor) noteShallow(e watchEvent) {
+	if _, ok := a.shallow[e.path]; ok && e.typ == messages.FileDeleted {
+		delete(a.shallow, e.path)
+		return
+	}
+	dir := filepath.Dir(e.path)
+	if _, ok := a.shallow[dir]; ok && !e.dir && e.typ != messages.FileDeleted && paths.SourceFile(e.path) {
+		a.promote(dir)
+	}
+}
+
+// promote walks a shallow directory that became a package: it is watched
+// like any other, and what the walk finds is reported as created.
+func (a *watcherActor) promote(dir string) {
+	delete(a.shallow, dir)
+	a.enqueue(&a.queue, dir)
 }
 
 // vendorReplaced reports whether e made, deleted or renamed a directory
@@ -399,6 +458,14 @@ func (a *watcherActor) onWalked(ctx actor.Context, m *watchWalked) {
 	a.walking, a.ready = false, true
 	for _, d := range m.added {
 		a.dirs[d] = struct{}{}
+	}
+	for _, d := range m.shallow {
+		switch {
+		case paths.SourcePackage(d): // filled since the walk looked
+			a.promote(d)
+		case len(a.shallow) < maxShallow:
+			a.shallow[d] = struct{}{}
+		}
 	}
 	for link, real := range m.links {
 		if len(a.links) < maxLinks {

@@ -532,3 +532,27 @@ func TestWatcherReportsChangesUnderSymlinkedDirectories(t *testing.T) {
 	p.make("shared/real/b.go")
 	p.until("changed shared/real/a.go", "changed lib/a.go", "created shared/real/b.go", "created lib/b.go")
 }
+
+// TestWatcherWatchesAPackageFilledLater: a directory with an output's
+// name that holds no source file when the watcher first sees it (made
+// empty by a git checkout, then filled; or empty at the start) is watched
+// alone, without what lies below it, until a Go or Python file appears in
+// it: then it is watched as a package and the file is reported.
+func TestWatcherWatchesAPackageFilledLater(t *testing.T) {
+	p := newWatchProbe(t, []string{"go.mod", "build/", "cmd/"}, nil)
+	p.make("build/main.go")
+	p.until("created build/main.go")
+	p.check(os.Mkdir(p.path("cmd/target"), 0o755))
+	p.make("sentinel1.txt") // the watcher has seen cmd/target, empty
+	p.until("created sentinel1.txt")
+	p.make("cmd/target/obj/x.o") // below it, not a package's: not reported
+	p.make("cmd/target/t.go")
+	got := p.until("created cmd/target/t.go")
+	p.check(os.WriteFile(p.path("cmd/target/t.go"), []byte("package target\n"), 0o644))
+	got = append(got, p.until("changed cmd/target/t.go")...)
+	for _, c := range got {
+		if strings.Contains(c, "obj/x.o") && !strings.HasPrefix(c, "created") {
+			t.Errorf("unexpected change %s", c)
+		}
+	}
+}
