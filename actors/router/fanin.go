@@ -43,7 +43,7 @@ type fanIn struct {
 type fanSub struct {
 	id         uint64 // the router's id of the sub-request
 	pid        *actor.PID
-	wasRunning bool // the server ran when asked (else ErrStartupTimeout reads as Starting)
+	wasRunning bool // the server ran when asked (else a timeout reads as Starting: startingTimeout)
 	answered   bool
 }
 
@@ -105,7 +105,7 @@ func (f *fanIn) SendUserMessage(_ *actor.PID, message any) {
 		if i := f.waiting(func(s *fanSub) bool { return s.id == m.ID }); i >= 0 {
 			out := &f.reply.Results[i]
 			out.Result, out.Err, out.Indexing, out.Took = m.Result, m.Err, m.Indexing, m.Took
-			out.Starting = !f.subs[i].wasRunning && errors.Is(m.Err, messages.ErrStartupTimeout)
+			out.Starting = !f.subs[i].wasRunning && startingTimeout(m.Err)
 			f.answered(i)
 		}
 	case *actor.DeadLetterResponse:
@@ -117,6 +117,17 @@ func (f *fanIn) SendUserMessage(_ *actor.PID, message any) {
 			f.answered(i)
 		}
 	}
+}
+
+// startingTimeout reports whether err is the timeout of a request to a
+// server that was not running when asked: its start outlasted the
+// request's bound, or the start ended inside it and the request (a
+// workspace request's startWait) ran out before the server, still warming
+// up, answered. Either way the server is still starting: asking again
+// shortly is the answer, not an error (a cold typescript-language-server
+// at load 10 answered "request timed out: workspace/symbol" this way).
+func startingTimeout(err error) bool {
+	return errors.Is(err, messages.ErrStartupTimeout) || errors.Is(err, messages.ErrRequestTimeout)
 }
 
 // expire answers for every server still silent after d.

@@ -125,3 +125,22 @@ func TestRouterForgetsEndedFanOuts(t *testing.T) {
 		t.Errorf("calls %d, ended %d after both ended, want none", len(r.calls), len(r.ended.fs))
 	}
 }
+
+// TestFanInTimeoutOfAServerNotRunningIsStarting: a request timeout is an
+// error from a server that ran when asked, and "still starting" from one
+// that did not (its start ended inside the request's bound, but the
+// request did not: a cold typescript-language-server's workspace/symbol at
+// load 10), so the caller is told to ask again, not given an error.
+func TestFanInTimeoutOfAServerNotRunningIsStarting(t *testing.T) {
+	sys, f, _, caller, _ := fanInFixture(t)
+	sys.Root.Send(f.self, &messages.Response{ID: 1, ServerID: "a", Err: messages.ErrRequestTimeout})
+	sys.Root.Send(f.self, &messages.Response{ID: 2, ServerID: "b", Err: messages.ErrRequestTimeout})
+	reply := caller.next(t).(*messages.FileResponse)
+	a, b := reply.Results[0], reply.Results[1]
+	if !errors.Is(a.Err, messages.ErrRequestTimeout) || a.Starting {
+		t.Errorf("server a's result = %+v, want its timeout as an error (it ran when asked)", a)
+	}
+	if !b.Starting {
+		t.Errorf("server b's result = %+v, want starting (it was not running when asked)", b)
+	}
+}
