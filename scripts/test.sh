@@ -27,10 +27,14 @@ for os in linux darwin windows; do
     GOOS=$os GOARCH=$arch CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -o "$crossdir/agentlsp-$os-$arch" ./cmd/agentlsp
   done
 done
-# The longest packages first: go test starts the packages in the order
-# given, two at a time on 2 cores, and test/fresh (a third of the tests'
-# time) was last but three, so one slot ran it alone for minutes at the end.
-slowest=(./test/fresh ./test/e2e ./cmd/agentlsp ./actors/server ./mcp .)
+# The longest packages first, longest first (package times of a full run
+# on a loaded 2-core machine, 2026-12-07): go test starts the packages in
+# the order given, two at a time on 2 cores, and in alphabetical order
+# test/fresh (a third of the tests' time) started late and ran alone for
+# minutes at the end. A package not named here still runs, from ./...
+slowest=(./test/fresh ./test/e2e ./cmd/agentlsp ./bench/cmd/mcpbench ./actors/server
+  ./bench/cmd/mcpload ./mcp ./test/reliability . ./actors/diagnostics ./actors/router
+  ./daemon ./bench/cmd/loadharness ./cmd/demo ./actors/watcher ./dedup)
 go test -race -count=1 -timeout 20m "${slowest[@]}" ./...
 # Each fuzz target runs briefly on top of its seed corpus (testdata/fuzz),
 # for a count of executions (about 5 s each on a quiet 2-core machine) rather
