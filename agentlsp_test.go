@@ -61,6 +61,21 @@ func fakeServer(t *testing.T, flags ...string) (*config.Server, string) {
 	}, record
 }
 
+// ghostRuntime starts a runtime on ws whose one server, "ghost", serves
+// .py files under pyproject.toml and cannot start: its binary is missing
+// (install hint "build ghost-lsp"). It is shut down at the test's end.
+func ghostRuntime(t *testing.T, ws string) *agentlsp.Runtime {
+	t.Helper()
+	ghost := &config.Server{ID: "ghost", Command: filepath.Join(ws, "ghost-lsp"), InstallHint: "build ghost-lsp",
+		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"}}
+	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(ghost), NoWatch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shutdown(t, rt) })
+	return rt
+}
+
 func shutdown(t *testing.T, rt *agentlsp.Runtime) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -294,13 +294,7 @@ func TestUnservedFilesAnswerTheSameEveryTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ghost := &config.Server{ID: "ghost", Command: filepath.Join(ws, "ghost-lsp"), InstallHint: "build ghost-lsp",
-		Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"}}
-	rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(ghost), NoWatch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shutdown(t, rt)
+	rt := ghostRuntime(t, ws)
 	want := map[string][2]string{
 		"a.py":      {"server_broken", "ghost: agentlsp: server broken: ghost"},
 		"b.py":      {"server_broken", "build ghost-lsp"},

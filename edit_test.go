@@ -29,13 +29,7 @@ import (
 func TestEditOfABrokenServersFileAnswersTheSameEveryTime(t *testing.T) {
 	t.Run("binary missing", func(t *testing.T) {
 		ws := testenv.CopyDir(t, filepath.Join("test", "testdata", "pyproj"))
-		ghost := &config.Server{ID: "ghost", Command: filepath.Join(ws, "ghost-lsp"), InstallHint: "build ghost-lsp",
-			Extensions: map[string]string{".py": "python"}, RootMarkers: []string{"pyproject.toml"}}
-		rt, err := agentlsp.Start(context.Background(), agentlsp.Config{Workspace: ws, Registry: config.RegistryOf(ghost), NoWatch: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer shutdown(t, rt)
+		rt := ghostRuntime(t, ws)
 		editsOfABrokenServer(t, rt, ws, "ghost", "build ghost-lsp")
 	})
 	t.Run("crash budget spent", func(t *testing.T) {
