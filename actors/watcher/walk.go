@@ -121,7 +121,7 @@ func (j *walkJob) visit(root, p string, d fs.DirEntry, err error) error {
 	case err != nil:
 		return nil // vanished or unreadable: skipped
 	case p != root && d.IsDir() && j.ignored.Ignored(d.Name()) && !paths.SourcePackage(p):
-		if paths.PackageDirName(d.Name()) && j.w.Add(p) == nil {
+		if paths.PackageDirName(d.Name()) && len(j.res.shallow) < maxShallow && j.w.Add(p) == nil {
 			j.res.shallow = append(j.res.shallow, p) // a package if a source file appears
 		}
 		return filepath.SkipDir

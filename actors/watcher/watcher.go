@@ -460,11 +460,14 @@ func (a *watcherActor) onWalked(ctx actor.Context, m *watchWalked) {
 		a.dirs[d] = struct{}{}
 	}
 	for _, d := range m.shallow {
+		_, have := a.shallow[d]
 		switch {
 		case paths.SourcePackage(d): // filled since the walk looked
 			a.promote(d)
-		case len(a.shallow) < maxShallow:
+		case have || len(a.shallow) < maxShallow:
 			a.shallow[d] = struct{}{}
+		default:
+			_ = a.w.Remove(d) // over the bound: not followed, so not watched
 		}
 	}
 	for link, real := range m.links {
