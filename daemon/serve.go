@@ -72,6 +72,10 @@ func (a *Activity) Hold() (release func()) {
 	}
 }
 
+// actorsStartWait bounds the wait for the runtime's actors to be done
+// starting before the daemon listens.
+const actorsStartWait = time.Minute
+
 // Serve makes the runtime reachable by clients: protoactor remote on a
 // free port of 127.0.0.1 with token checks, the front actor, and the
 // entry in the runtime directory. It blocks until ctx ends or the daemon
@@ -94,9 +98,14 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	a := newAuth(cfg.Token, log)
 	// protoactor remote sets the system's address, which every spawn
 	// reads: let the runtime's actors finish what they started (the router
-	// spawns the watcher when it starts) before it does.
+	// spawns the watcher when it starts) before it does. The wait is long
+	// (actorsStartWait): a start on a loaded machine outlasted a 5 s
+	// one, and an answer that comes after its future timed out is written
+	// into the future as Result reads it (protoactor's futures do not
+	// guard against a late answer; the race detector caught it in a
+	// daemon under CI).
 	for _, pid := range []*actor.PID{cfg.Router, cfg.Diagnostics} {
-		_, _ = cfg.System.Root.RequestFuture(pid, &actor.Touch{}, statusTimeout).Result()
+		_ = cfg.System.Root.RequestFuture(pid, &actor.Touch{}, actorsStartWait).Wait()
 	}
 	r, addr, err := startRemote(cfg.System, a)
 	if err != nil {
